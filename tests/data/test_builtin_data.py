@@ -375,7 +375,10 @@ def test_configmap_sidecars_and_defaults(cm_data: dict[str, dict[str, Any]]) -> 
     assert cm_data["security"] == {"autoMountServiceAccountToken": True}
     # Strings, not booleans, in KServe's shipped file.
     assert cm_data["metricsAggregator"] == {"enableMetricAggregation": "false", "enablePrometheusScraping": "false"}
-    assert cm_data["autoscaler"] == {"scaleUpStabilizationWindowSeconds": "0", "scaleDownStabilizationWindowSeconds": "300"}
+    assert cm_data["autoscaler"] == {
+        "scaleUpStabilizationWindowSeconds": "0",
+        "scaleDownStabilizationWindowSeconds": "300",
+    }
     assert cm_data["credentials"]["storageSpecSecretName"] == "storage-config"
     assert cm_data["credentials"]["storageSecretNameAnnotation"] == C.ANN_STORAGE_SECRET_NAME
     assert cm_data["credentials"]["s3"]["s3AccessKeyIDName"] == "AWS_ACCESS_KEY_ID"
