@@ -157,3 +157,111 @@ def component_name(isvc_name: str, component: str, predictor_name: str | None = 
 def app_label(component_name_: str) -> str:
     """The ``app`` selector label KServe's raw reconcilers put on workloads and Services."""
     return f"isvc.{component_name_}"
+
+# --- apply loop and daemon (kserve_compile/apply) ---------------------------------------------
+# ApplySet (KEP-3659) labels and annotations.
+LABEL_APPLYSET_ID = "applyset.kubernetes.io/id"
+LABEL_APPLYSET_PART_OF = "applyset.kubernetes.io/part-of"
+ANN_APPLYSET_TOOLING = "applyset.kubernetes.io/tooling"
+ANN_APPLYSET_GROUP_KINDS = "applyset.kubernetes.io/contains-group-kinds"
+ANN_APPLYSET_NAMESPACES = "applyset.kubernetes.io/additional-namespaces"
+APPLYSET_TOOLING_PREFIX = "kserve-compile/"
+# Per-object knobs mirroring Flux's (values: ssa Merge|IfNotPresent|Ignore; prune disabled; recreate enabled).
+ANN_KC_SSA = "kserve-compile.io/ssa"
+ANN_KC_PRUNE = "kserve-compile.io/prune"
+ANN_KC_RECREATE = "kserve-compile.io/recreate"
+LABEL_MANAGED_BY = "app.kubernetes.io/managed-by"
+STATUS_FIELD_MANAGER = "kserve-compile-status"
+DAEMON_LEASE_NAME = "kserve-compile-daemon"
+DAEMON_HEALTH_PORT = 8081
+DAEMON_METRICS_PORT = 8080
+APPLYSET_PARENT_SUFFIX = ".kserve-compile"  # isvc "m" → parent ConfigMap "m.kserve-compile"
+
+# --- pod webhook (helper) ---------------------------------------------------------------------
+# Values from KServe's pkg/constants/constants.go and pkg/webhook/admission/pod/*.go.
+CONTAINER_QUEUE_PROXY = "queue-proxy"
+CONTAINER_ISTIO_INIT = "istio-init"
+LABEL_ENDPOINT = "endpoint"
+LABEL_LOCAL_MODEL = INTERNAL + "localmodel"
+ANN_LOCAL_MODEL_SOURCE_URI = INTERNAL + "localmodel-sourceuri"
+ANN_LOCAL_MODEL_PVC_NAME = INTERNAL + "localmodel-pvc-name"
+ANN_CONFIDENTIAL_ENABLED = INTERNAL + "confidential-enabled"
+ANN_CONFIDENTIAL_RESOURCE_ID = INTERNAL + "confidential-resource-id"
+ANN_ENABLE_METRIC_AGGREGATION = "serving.kserve.io/enable-metric-aggregation"
+ANN_ENABLE_PROMETHEUS_SCRAPING = "serving.kserve.io/enable-prometheus-scraping"
+ANN_PROMETHEUS_IO_PORT = "prometheus.io/port"
+ANN_PROMETHEUS_IO_PATH = "prometheus.io/path"
+ANN_ISTIO_INTERCEPTION_MODE = "sidecar.istio.io/interceptionMode"
+ANN_ISTIO_SIDECAR_STATUS = "sidecar.istio.io/status"
+ANN_AWS_IRSA_ROLE_ARN = "eks.amazonaws.com/role-arn"
+ISTIO_INTERCEPT_MODE_REDIRECT = "REDIRECT"
+DEFAULT_ISTIO_SIDECAR_UID = 1337
+
+PVC_URI_PREFIX = "pvc://"
+OCI_URI_PREFIX = "oci://"
+URI_SCHEME_PLACEHOLDER = "<scheme-placeholder>"
+OCI_MODE_MODELCAR = "modelcar"
+OCI_MODE_NATIVE = "native"
+OCI_MODE_FETCH = "fetch"
+MAX_OCI_SOURCES_PER_POD = 10
+CPU_MODELCAR_DEFAULT = "10m"
+MEMORY_MODELCAR_DEFAULT = "15Mi"
+
+VOLUME_CA_BUNDLE = "cabundle-cert"
+DEFAULT_GLOBAL_CA_BUNDLE_CONFIGMAP = "global-ca-bundle"
+DEFAULT_CA_BUNDLE_MOUNT_PATH = "/etc/ssl/custom-certs"
+VOLUME_OCI_FETCH_DOCKER_CONFIG = "kserve-oci-fetch-docker-config"
+OCI_FETCH_DOCKER_CONFIG_DIR = "/mnt/oci-fetch-auth"
+VOLUME_OCI_FETCH_DEFAULT = "oci-fetch-model"
+VOLUME_OCI_NATIVE_DEFAULT = "oci-model"
+VOLUME_MODEL_DIR = "model-dir"
+VOLUME_MODEL_CONFIG = "model-config"
+VOLUME_LOGGER_CA_BUNDLE = "agent-ca-bundle"
+LOGGER_CA_CERT_MOUNT_PATH = "/etc/tls/logger"
+LOGGER_DEFAULT_SERVICE_ACCOUNT = "logger-sa"
+LOGGER_DEFAULT_STORAGE_KEY = "credentials"
+AGENT_PORT_NAME = "agent-port"
+AGGREGATE_METRICS_PORT = 9088
+AGGREGATE_METRICS_PORT_NAME = "aggr-metric"
+DEFAULT_POD_PROMETHEUS_PORT = 9091
+DEFAULT_PROMETHEUS_PATH = "/metrics"
+DEFAULT_STORAGE_SPEC_SECRET = "storage-config"
+
+ENV_STORAGE_URI = "STORAGE_URI"
+ENV_MODEL_INIT_MODE = "MODEL_INIT_MODE"
+ENV_CA_BUNDLE_CONFIGMAP_NAME = "CA_BUNDLE_CONFIGMAP_NAME"
+ENV_CA_BUNDLE_MOUNT_POINT = "CA_BUNDLE_VOLUME_MOUNT_POINT"
+ENV_STORAGE_CONFIG = "STORAGE_CONFIG"
+ENV_STORAGE_OVERRIDE_CONFIG = "STORAGE_OVERRIDE_CONFIG"
+ENV_SERVING_READINESS_PROBE = "SERVING_READINESS_PROBE"
+ENV_USER_PORT = "USER_PORT"
+ENV_CONFIDENTIAL_ENABLED = "CONFIDENTIAL_ENABLED"
+ENV_CONFIDENTIAL_RESOURCE_ID = "CONFIDENTIAL_RESOURCE_ID"
+ENV_OCI_DOCKER_CONFIG = "KSERVE_OCI_DOCKER_CONFIG"
+ENV_OCI_INSECURE_REGISTRY = "KSERVE_OCI_INSECURE_REGISTRY"
+ENV_KSERVE_PROMETHEUS_PORT = "KSERVE_CONTAINER_PROMETHEUS_METRICS_PORT"
+ENV_KSERVE_PROMETHEUS_PATH = "KSERVE_CONTAINER_PROMETHEUS_METRICS_PATH"
+ENV_AGGREGATE_PROMETHEUS_PORT = "AGGREGATE_PROMETHEUS_METRICS_PORT"
+# The storage initializer always gets these unless already set (pkg/utils/storage.go AddDefaultHuggingFaceEnvVars).
+HF_DEFAULT_ENV = (("HF_HUB_ENABLE_HF_TRANSFER", "1"), ("HF_XET_HIGH_PERFORMANCE", "1"), ("HF_XET_NUM_CONCURRENT_RANGE_GETS", "8"))
+
+# --- ingress (helper) -------------------------------------------------------------------------
+# Values from KServe's pkg/constants/constants.go and reconcilers/ingress/*.go.
+HTTPROUTE_API_VERSION = "gateway.networking.k8s.io/v1"
+KIND_HTTPROUTE = "HTTPRoute"
+KIND_GATEWAY = "Gateway"
+KIND_SERVICE = "Service"
+INGRESS_API_VERSION = "networking.k8s.io/v1"
+KIND_INGRESS = "Ingress"
+VIRTUAL_SERVICE_API_VERSION = "networking.istio.io/v1beta1"
+KIND_VIRTUAL_SERVICE = "VirtualService"
+ISTIO_MESH_GATEWAY = "mesh"
+CLUSTER_DOMAIN = "cluster.local"  # Kubernetes cluster domain; Service hosts are <name>.<ns>.svc.<this>
+PATH_BASED_EXPLAIN_REGEX = r"(/v1/models/[\w-]+:explain)$"
+GRPC_INFERENCE_PATH_REGEX = r"^/inference\.GRPCInferenceService/.*$"
+GRPC_CONTENT_TYPE_REGEX = "^application/grpc.*"
+APP_PROTOCOL_H2C = "kubernetes.io/h2c"
+HOST_PORT_REGEX = r"(?::\d{1,5})?"  # appended to every VirtualService authority regex
+ANN_GKE_ACCELERATOR = "serving.kserve.io/gke-accelerator"
+NODE_SELECTOR_GKE_ACCELERATOR = "cloud.google.com/gke-accelerator"
+NVIDIA_GPU_RESOURCE = "nvidia.com/gpu"

@@ -1,0 +1,73 @@
+"""KServe's pod mutating webhook, applied to a pod template at render time (``pod/mutator.go``).
+
+kserve-compile must work on clusters without KServe, so what the webhook would add at Pod admission is written into
+the templates we render. The pod-template annotations stay, and every step is idempotent the way KServe's is (an
+existing ``storage-initializer`` init container or ``agent`` container is left alone), so a real KServe webhook that
+sees the Pod later changes nothing.
+
+Steps, in KServe's order: GKE accelerator node selector → storage initializer → Istio-CNI UID → agent → metrics
+aggregation → OCI model (only when OCI support is on). What needs state we do not have is skipped: Istio's sidecar is
+injected into Pods after us (so only the explicit ``storage-initializer-uid`` annotation acts), Knative's
+``queue-proxy`` is absent from a Knative Service template, and missing ServiceAccounts/Secrets produce warnings.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+from .. import constants as C
+from ..config import KServeConfig
+from ..errors import InputError
+from .agent import check_agent_configs, inject_agent
+from .cluster_state import ClusterState
+from .metrics_aggregation import inject_metrics_aggregation
+from .modelcar import inject_modelcar
+from .storage import inject_storage_initializer, set_istio_cni_security_context
+
+
+def inject_pod(
+    template: dict[str, Any],
+    *,
+    namespace: str,
+    config: KServeConfig,
+    cluster: ClusterState,
+    isvc: Mapping[str, Any] | None = None,
+) -> tuple[dict[str, Any], list[str]]:
+    """The pod template after every mutation KServe's pod webhook would make, and warnings for what is unknowable.
+
+    ``template`` is ``{"metadata": {...}, "spec": <PodSpec>}`` as the controller writes it into a Deployment or
+    Knative Service. ``isvc`` (optional) is the InferenceService: the webhook reads its predictor ``logger`` for the
+    log store, marshaller and batching settings. Raises :class:`InputError` with KServe's wording where KServe would
+    reject the Pod.
+    """
+    if not isinstance(template, Mapping):
+        raise InputError("pod template must be a mapping", "spec.template")
+    out = copy.deepcopy(dict(template))
+    metadata = out.setdefault("metadata", {}) or {}
+    out["metadata"] = metadata
+    spec = out.get("spec")
+    if not isinstance(spec, dict):
+        raise InputError("pod template has no spec", "spec.template.spec")
+    warnings: list[str] = []
+    if C.LABEL_ISVC not in (metadata.get("labels") or {}):
+        return out, warnings  # the webhook's objectSelector: only KServe-managed pods
+    check_agent_configs(config)
+
+    _gke_accelerator_selector(metadata, spec)
+    inject_storage_initializer(metadata, spec, namespace=namespace, config=config, cluster=cluster, warnings=warnings)
+    set_istio_cni_security_context(metadata, spec)
+    inject_agent(metadata, spec, namespace=namespace, config=config, cluster=cluster, warnings=warnings, isvc=isvc)
+    inject_metrics_aggregation(metadata, spec, config)
+    if config.storage_initializer.oci_mode:
+        inject_modelcar(metadata.get("annotations") or {}, spec, config.storage_initializer, namespace)
+    return out, warnings
+
+
+def _gke_accelerator_selector(metadata: Mapping[str, Any], spec: dict[str, Any]) -> None:
+    """``InjectGKEAcceleratorSelector``: pin GPU pods to the annotated GKE accelerator type."""
+    gpu = any(C.NVIDIA_GPU_RESOURCE in ((c.get("resources") or {}).get("limits") or {}) for c in spec.get("containers") or [])
+    selector = (metadata.get("annotations") or {}).get(C.ANN_GKE_ACCELERATOR)
+    if gpu and selector is not None:
+        spec["nodeSelector"] = {**(spec.get("nodeSelector") or {}), C.NODE_SELECTOR_GKE_ACCELERATOR: selector}
