@@ -1,0 +1,93 @@
+"""Kubernetes strategic merge patch, for the two shapes KServe merges: Container and PodSpec.
+
+KServe merges a ServingRuntime's container with the InferenceService's (``MergeContainerWithPatch``) and the
+runtime's pod-level fields with the predictor's PodSpec (``MergePodSpec``) through ``strategicpatch``. The patch
+strategy of each list comes from the Kubernetes API types; the table below is that data. Lists without a merge key
+are replaced; maps merge per key; ``null`` deletes; new list elements are appended after the existing ones.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+# field → merge key, for lists merged element-by-element (k8s.io/api/core/v1 patchMergeKey tags)
+CONTAINER_LIST_KEYS = {"env": "name", "ports": "containerPort", "volumeMounts": "mountPath", "volumeDevices": "devicePath", "resizePolicy": "resourceName"}
+POD_SPEC_LIST_KEYS = {
+    "containers": "name",
+    "initContainers": "name",
+    "ephemeralContainers": "name",
+    "volumes": "name",
+    "imagePullSecrets": "name",
+    "hostAliases": "ip",
+    "resourceClaims": "name",
+    "schedulingGates": "name",
+}
+_NESTED = {"containers": CONTAINER_LIST_KEYS, "initContainers": CONTAINER_LIST_KEYS, "ephemeralContainers": CONTAINER_LIST_KEYS}
+
+
+def strategic_merge(base: dict[str, Any], patch: dict[str, Any], list_keys: dict[str, str]) -> dict[str, Any]:
+    """``base`` with ``patch`` merged over it; neither input is changed."""
+    out = copy.deepcopy(base)
+    for key, value in patch.items():
+        if value is None:
+            out.pop(key, None)
+        elif key in list_keys and isinstance(value, list) and isinstance(out.get(key), list):
+            out[key] = _merge_list(out[key], value, list_keys[key], _NESTED.get(key, {}))
+        elif isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge_map(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _merge_map(base: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in patch.items():
+        if value is None:
+            out.pop(key, None)
+        elif isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge_map(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _merge_list(base: list[Any], patch: list[Any], merge_key: str, nested: dict[str, str]) -> list[Any]:
+    out = [copy.deepcopy(item) for item in base]
+    index = {item.get(merge_key): i for i, item in enumerate(out) if isinstance(item, dict)}
+    for item in patch:
+        if not isinstance(item, dict):
+            out.append(copy.deepcopy(item))
+            continue
+        at = index.get(item.get(merge_key))
+        if at is None:
+            index[item.get(merge_key)] = len(out)
+            out.append(copy.deepcopy(item))
+        else:
+            out[at] = strategic_merge(out[at], item, nested)
+    return out
+
+
+def merge_containers(runtime: dict[str, Any], isvc: dict[str, Any]) -> dict[str, Any]:
+    """``MergeRuntimeContainers``: strategic merge, env value/valueFrom by the isvc's intent, args concatenated."""
+    merged = strategic_merge(runtime, isvc, CONTAINER_LIST_KEYS)
+    overlay_env = {e.get("name"): e for e in isvc.get("env") or [] if isinstance(e, dict)}
+    for env in merged.get("env") or []:
+        wanted = overlay_env.get(env.get("name"))
+        if wanted is None or "value" not in env or "valueFrom" not in env:
+            continue
+        env.pop("value" if wanted.get("valueFrom") is not None else "valueFrom", None)
+    if not merged.get("name"):
+        merged["name"] = runtime.get("name", "")
+    args = list(runtime.get("args") or []) + list(isvc.get("args") or [])
+    if args:
+        merged["args"] = args
+    else:
+        merged.pop("args", None)
+    return merged
+
+
+def merge_pod_specs(runtime_pod: dict[str, Any], predictor_pod: dict[str, Any]) -> dict[str, Any]:
+    """``MergePodSpec``: the predictor's PodSpec strategically merged over the runtime's pod-level fields."""
+    return strategic_merge(runtime_pod, predictor_pod, POD_SPEC_LIST_KEYS)

@@ -1,0 +1,317 @@
+"""The compile pipeline, top to bottom.
+
+    parse → default and validate → resolve mode, config and runtime → build each component → ingress → emit
+
+``compile_documents`` takes parsed documents and returns every object KServe's controller (with its pod webhook
+inlined) would create, in apply order, plus warnings. Each InferenceService compiles on its own; the problems of all
+of them are gathered and raised together, so a bad isvc never yields partial output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from . import constants as C
+from .components import Component, build_explainer, build_predictor, build_transformer, is_multi_model
+from .config import KServeConfig, parse_config
+from .defaulting import default_isvc
+from .errors import CompileError, InputError, Problem
+from .mode import legacy_warning, resolve_mode
+from .models import InferenceService, ServingRuntime
+from .parse import Document
+from .render.cluster_state import ClusterState
+from .render.ingress import RoutedComponent, RouteInput, standard_ingress
+from .render.pod_webhook import inject_pod
+from .standard.autoscaler import autoscaler
+from .standard.deployment import deployment, pod_template
+from .standard.service import service
+from .validation import validate_isvc
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+SUPPORTED_KINDS: dict[tuple[str, str], str] = {
+    (C.ISVC_API_VERSION, C.KIND_ISVC): "isvc",
+    (C.V1ALPHA1, C.KIND_SR): "runtime",
+    (C.V1ALPHA1, C.KIND_CSR): "runtime",
+    (C.V1ALPHA1, C.KIND_CSC): "cluster",
+    ("v1", "ServiceAccount"): "cluster",
+    ("v1", "Secret"): "cluster",
+    ("v1", "ConfigMap"): "configmap",
+}
+
+
+@dataclass
+class Result:
+    objects: list[dict[str, Any]]
+    warnings: list[Problem] = field(default_factory=list)
+
+
+# --- embedded defaults ---------------------------------------------------------------------------------------------
+
+
+def _data_text(*parts: str) -> str:
+    return resources.files("kserve_compile").joinpath("data", *parts).read_text("utf-8")
+
+
+@cache
+def embedded_configmap() -> dict[str, Any]:
+    return yaml.load(_data_text("inferenceservice-config.yaml"), Loader=_Loader)
+
+
+@cache
+def embedded_runtimes() -> tuple[ServingRuntime, ...]:
+    folder = resources.files("kserve_compile").joinpath("data", "runtimes")
+    out = []
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".yaml"):
+            out.append(ServingRuntime.model_validate(yaml.load(entry.read_text("utf-8"), Loader=_Loader)))
+    return tuple(out)
+
+
+@cache
+def embedded_storage_containers() -> tuple[dict[str, Any], ...]:
+    docs = yaml.load_all(_data_text("storagecontainers.yaml"), Loader=_Loader)
+    return tuple(d for d in docs if d)
+
+
+# --- the pipeline --------------------------------------------------------------------------------------------------
+
+
+def _model(doc: Document, model: type[BaseModel]) -> Any:
+    try:
+        return model.model_validate(doc.data)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            loc = [p for p in err["loc"] if not (isinstance(p, str) and p.startswith(("function-after", "function-before")))]
+            path = ""
+            for part in loc:
+                path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+            problems.append(doc.problem(_pydantic_message(err), path))
+        raise CompileError(problems) from None
+
+
+def _pydantic_message(err: Any) -> str:
+    kind = err["type"]
+    if kind == "missing":
+        return "required field is missing"
+    if kind == "literal_error":
+        return f"must be {err['ctx']['expected']}"
+    if kind == "value_error":
+        return str(err["msg"]).removeprefix("Value error, ")
+    return f"{err['msg']} (got {err.get('input')!r:.80})"
+
+
+def classify(docs: Sequence[Document]) -> dict[str, list[Document]]:
+    groups: dict[str, list[Document]] = {"isvc": [], "runtime": [], "cluster": [], "configmap": []}
+    problems = []
+    for doc in docs:
+        group = SUPPORTED_KINDS.get((doc.api_version, doc.kind))
+        if group is None:
+            problems.append(doc.problem(f"unsupported apiVersion/kind {doc.api_version or '<none>'}/{doc.kind or '<none>'}; "
+                                        "kserve-compile reads InferenceService (serving.kserve.io/v1beta1), ServingRuntime, "
+                                        "ClusterServingRuntime, ClusterStorageContainer (serving.kserve.io/v1alpha1), "
+                                        "the inferenceservice-config ConfigMap, ServiceAccount and Secret", "kind"))
+            continue
+        if group == "configmap" and doc.name != C.CONFIGMAP_NAME:
+            problems.append(doc.problem(f"the only ConfigMap kserve-compile reads is {C.CONFIGMAP_NAME}", "metadata.name"))
+            continue
+        if group in ("isvc", "runtime") and not doc.name:
+            problems.append(doc.problem("metadata.name is required", "metadata.name"))
+            continue
+        groups[group].append(doc)
+    if problems:
+        raise CompileError(problems)
+    return groups
+
+
+def load_config(configmaps: Sequence[Document]) -> KServeConfig:
+    if len(configmaps) > 1:
+        raise CompileError([d.problem(f"more than one {C.CONFIGMAP_NAME} ConfigMap in the inputs", "metadata.name") for d in configmaps[1:]])
+    if configmaps:
+        doc = configmaps[0]
+        data = doc.data.get("data") or {}
+        if not isinstance(data, dict):
+            raise CompileError([doc.problem("data must be a mapping of strings", "data")])
+        try:
+            return parse_config(data)
+        except InputError as exc:
+            raise CompileError([doc.problem(exc.message, exc.path)]) from None
+    return parse_config(embedded_configmap()["data"])
+
+
+@dataclass
+class Context:
+    """What every isvc of a run compiles against: config, runtimes, live-object stand-ins, and the isvcs."""
+
+    config: KServeConfig
+    runtimes: list[ServingRuntime]
+    cluster: ClusterState
+    isvcs: list[tuple[InferenceService, Document]]
+    problems: list[Problem]
+
+
+def prepare(docs: Sequence[Document]) -> Context:
+    groups = classify(docs)
+    config = load_config(groups["configmap"])
+    problems: list[Problem] = []
+    runtimes = list(embedded_runtimes())
+    given: list[ServingRuntime] = []
+    for doc in groups["runtime"]:
+        try:
+            rt = _model(doc, ServingRuntime)
+        except CompileError as exc:
+            problems.extend(exc.problems)
+            continue
+        if not rt.is_cluster and not rt.metadata.namespace:
+            rt = rt.model_copy(update={"metadata": rt.metadata.model_copy(update={"namespace": "default"})})
+        given.append(rt)
+    # a ClusterServingRuntime given as input replaces the built-in one of the same name
+    replaced = {r.metadata.name for r in given if r.is_cluster}
+    runtimes = [r for r in runtimes if r.metadata.name not in replaced] + given
+    cluster_docs = [d.data for d in groups["cluster"]]
+    if not any(d.kind == C.KIND_CSC for d in groups["cluster"]):
+        cluster_docs += list(embedded_storage_containers())
+    try:
+        cluster = ClusterState.from_manifests(cluster_docs)
+    except InputError as exc:
+        raise CompileError([Problem(exc.message, exc.path)]) from None
+
+    isvcs: list[tuple[InferenceService, Document]] = []
+    seen: dict[tuple[str, str], Document] = {}
+    for doc in groups["isvc"]:
+        try:
+            isvc = _model(doc, InferenceService)
+        except CompileError as exc:
+            problems.extend(exc.problems)
+            continue
+        if not isvc.metadata.namespace:
+            isvc = isvc.model_copy(update={"metadata": isvc.metadata.model_copy(update={"namespace": "default"})})
+        key = (isvc.metadata.namespace, isvc.metadata.name)
+        if key in seen:
+            problems.append(doc.problem(f"InferenceService {key[0]}/{key[1]} is defined twice (also in {seen[key].file})", "metadata.name"))
+            continue
+        seen[key] = doc
+        isvcs.append((isvc, doc))
+    return Context(config, runtimes, cluster, isvcs, problems)
+
+
+def compile_documents(docs: Sequence[Document]) -> Result:
+    ctx = prepare(docs)
+    problems = list(ctx.problems)
+    objects: list[dict[str, Any]] = []
+    warnings: list[Problem] = []
+    for isvc, doc in ctx.isvcs:
+        try:
+            rendered, notes = compile_isvc(isvc, ctx.config, ctx.runtimes, ctx.cluster)
+        except InputError as exc:
+            problems.append(doc.problem(exc.message, exc.path))
+            continue
+        except CompileError as exc:
+            problems.extend(p.with_context(file=doc.file, kind=doc.kind, name=doc.name) for p in exc.problems)
+            continue
+        objects.extend(rendered)
+        warnings.extend(doc.problem(n, severity="warning") for n in notes)
+    if problems:
+        raise CompileError(problems + warnings)
+    from .emit import sort_objects
+
+    return Result(sort_objects(objects), warnings)
+
+
+@dataclass
+class Plan:
+    """An isvc after defaulting, validation, mode resolution and component building — before any object exists."""
+
+    isvc: InferenceService
+    mode: str
+    components: list[Component]
+    notes: list[str]
+
+    @property
+    def stopped(self) -> bool:
+        return self.isvc.metadata.annotations.get(C.ANN_STOP, "").lower() == "true"
+
+
+def plan_isvc(isvc: InferenceService, config: KServeConfig, runtimes: Sequence[ServingRuntime]) -> Plan:
+    notes: list[str] = []
+    warning = legacy_warning(isvc.metadata.annotations)
+    if warning:
+        notes.append(warning)
+    isvc = default_isvc(isvc, config)
+    status_mode = (isvc.status or {}).get("deploymentMode") if isinstance(isvc.status, dict) else None
+    mode = resolve_mode(isvc.metadata.annotations, status_mode, config)
+    validate_isvc(isvc, mode, config)
+    if mode == C.MODE_MODELMESH:
+        raise InputError("deployment mode ModelMesh is not supported by kserve-compile", f"metadata.annotations[{C.ANN_DEPLOYMENT_MODE}]")
+    labels = dict(isvc.metadata.labels)
+    components = [build_predictor(isvc, isvc.spec.predictor, config, runtimes, labels)]
+    if isvc.spec.transformer is not None:
+        components.append(build_transformer(isvc, config, labels))
+    if isvc.spec.explainer is not None:
+        components.append(build_explainer(isvc, config, labels))
+    return Plan(isvc, mode, components, notes)
+
+
+def route_input(plan: Plan, config: KServeConfig) -> RouteInput:
+    routed = {
+        c.kind: RoutedComponent(c.kind, c.name, c.spec.timeout, tuple(service(c, config)["spec"]["ports"]))
+        for c in plan.components
+    }
+    meta = plan.isvc.metadata
+    return RouteInput(meta.name, meta.namespace, dict(meta.labels), dict(meta.annotations), routed)
+
+
+def compile_isvc(
+    isvc: InferenceService, config: KServeConfig, runtimes: Sequence[ServingRuntime], cluster: ClusterState
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """Everything KServe creates for one InferenceService, and the warnings about it."""
+    plan = plan_isvc(isvc, config, runtimes)
+    if plan.mode == C.MODE_KNATIVE:
+        raise InputError(
+            "deployment mode Knative (the shipped ConfigMap's default, \"Serverless\") is not rendered yet; "
+            f"set the annotation {C.ANN_DEPLOYMENT_MODE}: Standard or a ConfigMap with deploy.defaultDeploymentMode Standard",
+            f"metadata.annotations[{C.ANN_DEPLOYMENT_MODE}]",
+        )
+    notes = list(plan.notes)
+    objects: list[dict[str, Any]] = []
+    for component in [] if plan.stopped else plan.components:
+        svc = service(component, config)
+        template, more = _pod_template(component, config, cluster)
+        notes.extend(more)
+        dep = deployment(component, template, config)
+        objects += [svc, dep, *autoscaler(component, dict(dep["metadata"]["labels"]), config)]
+    if is_multi_model(plan.isvc.spec.predictor):
+        objects.append(_model_config_map(plan.isvc))
+    objects += standard_ingress(route_input(plan, config), config)
+    return objects, notes
+
+
+def _pod_template(component: Component, config: KServeConfig, cluster: ClusterState) -> tuple[dict[str, Any], list[str]]:
+    notes: list[str] = []
+    template = pod_template(component)
+    if component.spec.storage_uris:
+        from .render.pod_webhook import apply_storage_uris
+
+        uris = [u.model_dump(by_alias=True) for u in component.spec.storage_uris]
+        spec, more = apply_storage_uris(template["spec"], uris, annotations=component.annotations, namespace=component.namespace, config=config, cluster=cluster)
+        template = {**template, "spec": spec}
+        notes += more
+    template, more = inject_pod(template, namespace=component.namespace, config=config, cluster=cluster)
+    notes += more
+    return template, notes
+
+
+def _model_config_map(isvc: InferenceService) -> dict[str, Any]:
+    """``modelconfig-<isvc>-0``: the (empty) model list the multi-model agent reads."""
+    meta: dict[str, Any] = {"name": f"modelconfig-{isvc.metadata.name}-0", "namespace": isvc.metadata.namespace}
+    if isvc.metadata.labels:
+        meta["labels"] = dict(isvc.metadata.labels)
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {"models.json": "[]"}}

@@ -1,0 +1,136 @@
+"""Step 3b — choose the ServingRuntime for a model predictor, as KServe does.
+
+Explicit ``model.runtime``: the namespaced ServingRuntime of that name, else the ClusterServingRuntime; then the
+disabled / protocol / format checks (``components/predictor.go`` reconcileModel). Auto-selection
+(``api/predictor_model.go`` GetSupportingRuntimes): namespaced candidates before cluster ones, each list sorted by
+lowest protocol, newest creationTimestamp, name; then a stable sort by the format's priority, highest first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from . import constants as C
+from .errors import InputError
+from .models import ModelSpec, ServingRuntime, ServingRuntimeSpec
+
+UNRANKED_PROTOCOL = 5
+
+
+@dataclass(frozen=True)
+class Selected:
+    runtime: ServingRuntime
+    # True when model.runtime named it (autoSelect is then ignored for the format match)
+    explicit: bool
+
+    @property
+    def name(self) -> str:
+        return self.runtime.metadata.name
+
+    @property
+    def spec(self) -> ServingRuntimeSpec:
+        return self.runtime.spec
+
+
+def model_protocol(model: ModelSpec) -> str:
+    """The isvc's protocol for matching: ``protocolVersion`` or v1."""
+    return model.protocol_version or C.PROTOCOL_V1
+
+
+def supports_protocol(spec: ServingRuntimeSpec, protocol: str) -> bool:
+    return not spec.protocol_versions or protocol in spec.protocol_versions
+
+
+def lowest_protocol(spec: ServingRuntimeSpec) -> str:
+    """``GetProtocolVersionPriority``: the runtime's lowest-ranked protocol (v1 < v2 < grpc-v1 < grpc-v2)."""
+    ranked = sorted(spec.protocol_versions or [], key=lambda p: C.PROTOCOL_RANK.get(p, UNRANKED_PROTOCOL))
+    return ranked[0] if ranked else C.PROTOCOL_V1
+
+
+def _model_labels(spec: ServingRuntimeSpec, auto_select_only: bool) -> set[str]:
+    labels: set[str] = set()
+    for fmt in spec.supported_model_formats or []:
+        if auto_select_only and not fmt.auto_select:
+            continue
+        labels.add(f"mt:{fmt.name}")
+        if fmt.version:
+            labels.add(f"mt:{fmt.name}:{fmt.version}")
+    return labels
+
+
+def supports_model(spec: ServingRuntimeSpec, model: ModelSpec, explicit: bool) -> bool:
+    fmt = model.model_format
+    wanted = f"mt:{fmt.name}:{fmt.version}" if fmt.version else f"mt:{fmt.name}"
+    return wanted in _model_labels(spec, auto_select_only=not explicit)
+
+
+def _priority(spec: ServingRuntimeSpec, format_name: str) -> int | None:
+    for fmt in spec.supported_model_formats or []:
+        if fmt.name == format_name:
+            return fmt.priority
+    return None
+
+
+def _sort_key(rt: ServingRuntime) -> tuple:
+    # newest first: ISO-8601 timestamps sort lexically, so invert by sorting on the negated ordinal string
+    created = rt.metadata.creation_timestamp or ""
+    return (C.PROTOCOL_RANK.get(lowest_protocol(rt.spec), UNRANKED_PROTOCOL), _Desc(created), rt.metadata.name)
+
+
+class _Desc(str):
+    def __lt__(self, other: str) -> bool:  # type: ignore[override]
+        return str.__gt__(self, other)
+
+
+def select_runtime(
+    model: ModelSpec,
+    namespace: str,
+    runtimes: Sequence[ServingRuntime],
+    *,
+    multi_node: bool,
+    path: str = "spec.predictor.model",
+) -> Selected:
+    """The runtime KServe would use; ``InputError`` with KServe's message when there is none."""
+    if model.runtime:
+        return _explicit(model, namespace, runtimes, path)
+    namespaced = sorted((r for r in runtimes if not r.is_cluster and r.metadata.namespace == namespace), key=_sort_key)
+    cluster = sorted((r for r in runtimes if r.is_cluster), key=_sort_key)
+    protocol = model_protocol(model)
+    candidates = [
+        r
+        for r in namespaced + cluster
+        if not r.spec.disabled
+        and not r.spec.multi_model
+        and supports_model(r.spec, model, explicit=False)
+        and supports_protocol(r.spec, protocol)
+        and (r.spec.worker_spec is not None) == multi_node
+    ]
+    # stable: a runtime with a priority for the format beats one without; higher beats lower
+    candidates.sort(key=lambda r: _neg_priority(_priority(r.spec, model.model_format.name)))
+    if not candidates:
+        version = f'"{model.model_format.version}"' if model.model_format.version else "<nil>"
+        raise InputError(
+            f"no runtime found to support predictor with model type: {{{model.model_format.name} {version}}}",
+            f"{path}.modelFormat",
+        )
+    return Selected(candidates[0], explicit=False)
+
+
+def _neg_priority(priority: int | None) -> tuple[int, int]:
+    return (1, 0) if priority is None else (0, -priority)
+
+
+def _explicit(model: ModelSpec, namespace: str, runtimes: Sequence[ServingRuntime], path: str) -> Selected:
+    name = model.runtime
+    found = next((r for r in runtimes if not r.is_cluster and r.metadata.name == name and r.metadata.namespace == namespace), None)
+    found = found or next((r for r in runtimes if r.is_cluster and r.metadata.name == name), None)
+    if found is None:
+        raise InputError(f"No ServingRuntimes or ClusterServingRuntimes with the name: {name}", f"{path}.runtime")
+    if found.spec.disabled:
+        raise InputError(f"specified runtime {name} is disabled", f"{path}.runtime")
+    if model.protocol_version and not supports_protocol(found.spec, model.protocol_version):
+        raise InputError(f"specified runtime {name} does not support specified protocol version", f"{path}.protocolVersion")
+    if not supports_model(found.spec, model, explicit=True):
+        raise InputError(f"specified runtime {name} does not support specified framework/version", f"{path}.modelFormat")
+    return Selected(found, explicit=True)

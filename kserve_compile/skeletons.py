@@ -1,0 +1,23 @@
+"""Fixed object shapes as data: YAML skeletons in ``templates/``, parsed once and handed out as deep copies."""
+
+from __future__ import annotations
+
+import copy
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import yaml
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@cache
+def _load(name: str) -> Any:
+    text = resources.files("kserve_compile").joinpath("templates", f"{name}.yaml").read_text("utf-8")
+    return yaml.load(text, Loader=_Loader)
+
+
+def skeleton(name: str) -> Any:
+    """A fresh copy of ``templates/<name>.yaml``."""
+    return copy.deepcopy(_load(name))

@@ -1,0 +1,1 @@
+"""Standard mode (formerly RawDeployment): Deployment, Service and autoscaler per component."""

@@ -1,0 +1,38 @@
+"""The URLs KServe writes into an InferenceService's status, computed offline (``kserve-compile status``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from . import constants as C
+from .errors import CompileError, InputError, Problem
+from .parse import Document, parse_paths
+from .pipeline import plan_isvc, prepare, route_input
+from .render.ingress import standard_status
+from .render.knative_ingress import knative_status
+
+
+def status_of_documents(docs: Sequence[Document]) -> list[tuple[str, dict[str, Any]]]:
+    ctx = prepare(docs)
+    problems: list[Problem] = list(ctx.problems)
+    rows: list[tuple[str, dict[str, Any]]] = []
+    for isvc, doc in sorted(ctx.isvcs, key=lambda item: (item[0].metadata.namespace, item[0].metadata.name)):
+        try:
+            plan = plan_isvc(isvc, ctx.config, ctx.runtimes)
+            route = route_input(plan, ctx.config)
+            status = knative_status(route, ctx.config) if plan.mode == C.MODE_KNATIVE else standard_status(route, ctx.config)
+        except InputError as exc:
+            problems.append(doc.problem(exc.message, exc.path))
+            continue
+        rows.append((f"{isvc.metadata.namespace}/{isvc.metadata.name}", {"deploymentMode": plan.mode, **status}))
+    if problems:
+        raise CompileError(problems)
+    return rows
+
+
+def status_of_files(paths: Sequence[str], config_file: str | None = None) -> list[tuple[str, dict[str, Any]]]:
+    docs = parse_paths(paths)
+    if config_file is not None:
+        docs = [d for d in docs if d.kind != "ConfigMap"] + [d for d in parse_paths([config_file]) if d.kind == "ConfigMap"]
+    return status_of_documents(docs)
