@@ -1,0 +1,633 @@
+"""A fake Kubernetes API server for the apply-loop tests (stdlib HTTP on 127.0.0.1, one thread per request).
+
+What it models: discovery for the kinds kserve-compile emits and watches; an object store with uid,
+resourceVersion (global counter, bumped only on real change) and generation (bumped on non-metadata,
+non-status change); server-side apply with per-manager field ownership (maps recurse, lists and
+scalars are owned whole), 409 conflicts unless ``force``, ``dryRun=All`` that never persists,
+an immutable Deployment ``spec.selector`` (422), the ``/status`` subresource, LIST with label and
+field selectors, DELETE, POST/PUT (Leases, optimistic concurrency), and watches with bookmarks and
+410 Gone after :meth:`FakeApi.compact`.
+
+Tests inject faults with :meth:`FakeApi.fail` and read every request from :attr:`FakeApi.log`.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+import re
+import socket
+import threading
+import uuid
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+from urllib.parse import parse_qsl, urlsplit
+
+import yaml
+
+# (group, version, kind, plural, namespaced, has_status)
+RESOURCES = [
+    ("", "v1", "ConfigMap", "configmaps", True, False),
+    ("", "v1", "Secret", "secrets", True, False),
+    ("", "v1", "Service", "services", True, True),
+    ("", "v1", "ServiceAccount", "serviceaccounts", True, False),
+    ("", "v1", "Namespace", "namespaces", False, True),
+    ("", "v1", "Event", "events", True, False),
+    ("apps", "v1", "Deployment", "deployments", True, True),
+    ("autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers", True, True),
+    ("networking.k8s.io", "v1", "Ingress", "ingresses", True, True),
+    ("serving.knative.dev", "v1", "Service", "services", True, True),
+    ("networking.istio.io", "v1beta1", "VirtualService", "virtualservices", True, False),
+    ("gateway.networking.k8s.io", "v1", "HTTPRoute", "httproutes", True, True),
+    ("keda.sh", "v1alpha1", "ScaledObject", "scaledobjects", True, True),
+    ("serving.kserve.io", "v1beta1", "InferenceService", "inferenceservices", True, True),
+    ("serving.kserve.io", "v1alpha1", "ServingRuntime", "servingruntimes", True, False),
+    ("serving.kserve.io", "v1alpha1", "ClusterServingRuntime", "clusterservingruntimes", False, False),
+    ("serving.kserve.io", "v1alpha1", "InferenceGraph", "inferencegraphs", True, True),
+    ("coordination.k8s.io", "v1", "Lease", "leases", True, False),
+    ("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions", False, True),
+    ("rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles", False, False),
+]
+
+_IGNORED_META = {"name", "namespace", "uid", "resourceVersion", "generation", "managedFields",
+                 "creationTimestamp", "selfLink", "deletionTimestamp"}
+
+
+@dataclass
+class Request:
+    method: str
+    path: str
+    query: dict[str, str]
+    content_type: str
+    body: Any
+
+    def __str__(self) -> str:
+        q = "&".join(f"{k}={v}" for k, v in sorted(self.query.items()))
+        return f"{self.method} {self.path}" + (f"?{q}" if q else "")
+
+    @property
+    def is_write(self) -> bool:
+        return self.method in ("POST", "PUT", "PATCH", "DELETE") and self.query.get("dryRun") != "All"
+
+
+@dataclass
+class Fault:
+    method: str
+    path_re: str
+    status: int = 500  # 0 = drop the connection without answering
+    body: dict[str, Any] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+    times: int = 1
+    dry_run: bool | None = None  # None = match both
+
+    def matches(self, req: Request) -> bool:
+        if self.times <= 0 or req.method != self.method or not re.search(self.path_re, req.path):
+            return False
+        return self.dry_run is None or self.dry_run == (req.query.get("dryRun") == "All")
+
+
+def _status_body(code: int, reason: str, message: str, causes: list[dict[str, Any]] | None = None) -> dict:
+    body: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": code,
+                            "reason": reason, "message": message}
+    if causes:
+        body["details"] = {"causes": causes}
+    return body
+
+
+class ApiFailure(Exception):
+    def __init__(self, code: int, reason: str, message: str, causes: list[dict[str, Any]] | None = None):
+        super().__init__(message)
+        self.body = _status_body(code, reason, message, causes)
+        self.code = code
+
+
+# --- field ownership (simplified SMD: maps recurse; lists and scalars are atomic leaves) -------
+def _leaves(obj: Any, prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], Any]:
+    out: dict[tuple[str, ...], Any] = {}
+    if isinstance(obj, dict) and obj:
+        for k, v in obj.items():
+            out.update(_leaves(v, prefix + (k,)))
+    else:
+        out[prefix] = obj
+    return out
+
+
+def _owned_paths(body: dict[str, Any], status_only: bool) -> dict[tuple[str, ...], Any]:
+    if status_only:
+        return {("status",) + p: v for p, v in _leaves(body.get("status") or {}).items() if p}
+    out: dict[tuple[str, ...], Any] = {}
+    for k, v in body.items():
+        if k in ("apiVersion", "kind", "status"):
+            continue
+        if k == "metadata":
+            for mk, mv in (v or {}).items():
+                if mk not in _IGNORED_META:
+                    out.update(_leaves(mv, ("metadata", mk)))
+        else:
+            out.update(_leaves(v, (k,)))
+    return out
+
+
+def _get(obj: Any, path: tuple[str, ...]) -> Any:
+    for p in path:
+        if not isinstance(obj, dict) or p not in obj:
+            return _MISSING
+        obj = obj[p]
+    return obj
+
+
+def _set(obj: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
+    for p in path[:-1]:
+        if not isinstance(obj.get(p), dict):
+            obj[p] = {}
+        obj = obj[p]
+    obj[path[-1]] = copy.deepcopy(value)
+
+
+def _delete(obj: dict[str, Any], path: tuple[str, ...]) -> None:
+    parents = []
+    for p in path[:-1]:
+        if not isinstance(obj.get(p), dict):
+            return
+        parents.append((obj, p))
+        obj = obj[p]
+    obj.pop(path[-1], None)
+    for parent, key in reversed(parents):  # drop maps this removal emptied
+        if parent[key] == {}:
+            del parent[key]
+        else:
+            break
+
+
+_MISSING = object()
+
+
+def _fields_v1(paths: set[tuple[str, ...]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for path in sorted(paths):
+        node = out
+        for p in path:
+            node = node.setdefault(f"f:{p}", {})
+    return out
+
+
+class FakeApi:
+    def __init__(self) -> None:
+        self.lock = threading.Condition()
+        self.objects: dict[tuple[str, str, str, str], dict[str, Any]] = {}  # (group, plural, ns, name)
+        self.owners: dict[tuple[str, str, str, str], dict[str, tuple[str, set[tuple[str, ...]]]]] = {}
+        self.rv = itertools.count(100)
+        self.current_rv = 99
+        self.events: list[tuple[int, tuple[str, str], str, dict[str, Any]]] = []
+        self.compacted_rv = 0
+        self.watch_epoch = 0
+        self.faults: list[Fault] = []
+        self.log: list[Request] = []
+        self.immutable: dict[str, list[tuple[str, ...]]] = {"Deployment": [("spec", "selector")]}
+        self.on_write: list[Callable[[str, dict[str, Any]], None]] = []
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self._stopping = False
+        self.by_plural = {(g, p): (g, v, k, p, n, s) for g, v, k, p, n, s in RESOURCES}
+
+    # --- lifecycle ------------------------------------------------------------------------------
+    def start(self) -> str:
+        api = self
+
+        class Handler(_Handler):
+            fake = api
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def stop(self) -> None:
+        with self.lock:
+            self._stopping = True
+            self.lock.notify_all()
+        if self._server:
+            self._server.shutdown()
+            self._server.server_close()
+
+    # --- test helpers ---------------------------------------------------------------------------
+    def fail(self, method: str, path_re: str, status: int = 500, times: int = 1, *, reason: str = "",
+             message: str = "", causes: list[dict[str, Any]] | None = None, headers: dict[str, str] | None = None,
+             dry_run: bool | None = None) -> Fault:
+        fault = Fault(method, path_re, status, _status_body(status, reason, message, causes), headers or {},
+                      times, dry_run)
+        with self.lock:
+            self.faults.append(fault)
+        return fault
+
+    def writes(self) -> list[Request]:
+        return [r for r in self.log if r.is_write]
+
+    def clear_log(self) -> None:
+        with self.lock:
+            self.log.clear()
+
+    def find(self, group: str, plural: str, namespace: str, name: str) -> dict[str, Any] | None:
+        with self.lock:
+            obj = self.objects.get((group, plural, namespace, name))
+            return copy.deepcopy(obj) if obj else None
+
+    def names(self, group: str, plural: str, namespace: str = "") -> list[str]:
+        with self.lock:
+            return sorted(k[3] for k in self.objects if k[0] == group and k[1] == plural
+                          and (not namespace or k[2] == namespace))
+
+    def put(self, obj: dict[str, Any], manager: str = "test-setup") -> dict[str, Any]:
+        """Create or replace an object directly (as some other client would), owned by ``manager``."""
+        res = self._res_for(obj["apiVersion"], obj["kind"])
+        ns = obj["metadata"].get("namespace", "") if res[4] else ""
+        with self.lock:
+            key = (res[0], res[3], ns, obj["metadata"]["name"])
+            return self._commit(key, res, copy.deepcopy(obj), manager, "Update", _owned_paths(obj, False).keys())
+
+    def update(self, group: str, plural: str, namespace: str, name: str,
+               mutate: Callable[[dict[str, Any]], None], manager: str = "kubectl-edit",
+               subresource: str = "") -> dict[str, Any]:
+        """An Update by another manager: it takes ownership of every leaf it changed."""
+        with self.lock:
+            key = (group, plural, namespace, name)
+            live = self.objects[key]
+            new = copy.deepcopy(live)
+            mutate(new)
+            before = _owned_paths(live, subresource == "status")
+            after = _owned_paths(new, subresource == "status")
+            changed = {p for p, v in after.items() if before.get(p, _MISSING) != v}
+            return self._commit(key, self.by_plural[(group, plural)], new, manager, "Update", changed)
+
+    def compact(self) -> None:
+        """Forget history: watches from any older resourceVersion now get 410 Gone."""
+        with self.lock:
+            self.compacted_rv = self.current_rv
+            self.watch_epoch += 1
+            self.events.clear()
+            self.lock.notify_all()
+
+    # --- store ----------------------------------------------------------------------------------
+    def _res_for(self, api_version: str, kind: str) -> tuple:
+        group, _, version = api_version.rpartition("/")
+        for r in RESOURCES:
+            if r[0] == group and r[1] == version and r[2] == kind:
+                return r
+        raise KeyError((api_version, kind))
+
+    def _next_rv(self) -> int:
+        self.current_rv = next(self.rv)
+        return self.current_rv
+
+    def _commit(self, key, res, new: dict[str, Any], manager: str, operation: str,
+                paths, persist: bool = True) -> dict[str, Any]:
+        """Store ``new`` (the merged object) with ``manager`` owning ``paths``; no-op writes change nothing."""
+        live = self.objects.get(key)
+        owners = copy.deepcopy(self.owners.get(key, {}))
+        paths = set(paths)
+        for other, (op, owned) in list(owners.items()):
+            if other != manager:
+                owned -= paths
+                if not owned:
+                    del owners[other]
+        if manager in owners and operation == "Update":
+            paths |= owners[manager][1]
+        if paths:
+            owners[manager] = (operation, paths)
+        meta = new.setdefault("metadata", {})
+        meta["name"], meta["namespace"] = key[3], key[2]
+        if not key[2]:
+            meta.pop("namespace", None)
+        new["apiVersion"] = f"{res[0]}/{res[1]}" if res[0] else res[1]
+        new["kind"] = res[2]
+        if live is not None:
+            for k in ("uid", "creationTimestamp", "generation", "resourceVersion"):
+                meta[k] = live["metadata"][k]
+            spec_changed = {k: v for k, v in new.items() if k not in ("metadata", "status")} != \
+                {k: v for k, v in live.items() if k not in ("metadata", "status")}
+            if spec_changed:
+                meta["generation"] = live["metadata"]["generation"] + 1
+        else:
+            meta.update(uid=str(uuid.UUID(int=len(self.objects) + 1 + self.current_rv)),
+                        creationTimestamp="2026-01-01T00:00:00Z", generation=1)
+        meta["managedFields"] = [
+            {"manager": m, "operation": op, "apiVersion": new["apiVersion"], "fieldsType": "FieldsV1",
+             "fieldsV1": _fields_v1(p)} for m, (op, p) in sorted(owners.items())]
+        unchanged = live is not None and _strip_rv(live) == _strip_rv(new)
+        if unchanged:
+            return copy.deepcopy(live)
+        if not persist:
+            if live is None:
+                meta.pop("resourceVersion", None)
+            return copy.deepcopy(new)
+        meta["resourceVersion"] = str(self._next_rv())
+        self.objects[key] = new
+        self.owners[key] = owners
+        self._event("ADDED" if live is None else "MODIFIED", key, new)
+        for hook in list(self.on_write):
+            hook("write", new)
+        return copy.deepcopy(new)
+
+    def _event(self, kind: str, key, obj: dict[str, Any]) -> None:
+        self.events.append((self.current_rv, (key[0], key[1]), kind, copy.deepcopy(obj)))
+        self.lock.notify_all()
+
+    def apply(self, key, res, body: dict[str, Any], manager: str, force: bool, dry_run: bool,
+              status_only: bool) -> tuple[int, dict[str, Any]]:
+        meta = body.get("metadata") or {}
+        if meta.get("name") and meta["name"] != key[3]:
+            raise ApiFailure(400, "BadRequest", "the name of the object does not match the name on the URL")
+        live = self.objects.get(key)
+        if live is None and status_only:
+            raise ApiFailure(404, "NotFound", f'{res[3]} "{key[3]}" not found')
+        applied = _owned_paths(body, status_only)
+        owners = self.owners.get(key, {})
+        if live is not None and not force:
+            causes = []
+            for path, value in sorted(applied.items()):
+                for other, (op, owned) in sorted(owners.items()):
+                    if other != manager and path in owned and _get(live, path) != value:
+                        causes.append({"type": "FieldManagerConflict",
+                                       "message": f'conflict with "{other}" using {live["apiVersion"]}',
+                                       "field": "." + ".".join(path)})
+            if causes:
+                raise ApiFailure(409, "Conflict", f"Apply failed with {len(causes)} conflict(s): " +
+                                 "; ".join(f'{c["message"]}: {c["field"]}' for c in causes), causes)
+        new = copy.deepcopy(live) if live is not None else {}
+        previously = owners.get(manager, ("Apply", set()))[1]
+        for path in previously - set(applied):
+            if not any(path in owned for m, (_, owned) in owners.items() if m != manager):
+                _delete(new, path)
+        for path, value in applied.items():
+            _set(new, path, value)
+        if live is not None and not status_only:
+            for path in self.immutable.get(res[2], []):
+                if _get(live, path) is not _MISSING and _get(live, path) != _get(new, path):
+                    field_name = ".".join(path)
+                    msg = f'{res[2]}.{res[0] or "core"} "{key[3]}" is invalid: {field_name}: Invalid value: ' \
+                          f'{json.dumps(_get(new, path), sort_keys=True)}: field is immutable'
+                    raise ApiFailure(422, "Invalid", msg, [{"reason": "FieldValueInvalid",
+                                                           "message": "Invalid value: field is immutable",
+                                                           "field": field_name}])
+        code = 201 if live is None else 200
+        return code, self._commit(key, res, new, manager, "Apply", applied, persist=not dry_run)
+
+
+def _strip_rv(obj: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(obj)
+    out["metadata"].pop("resourceVersion", None)
+    return out
+
+
+def _match_labels(obj: dict[str, Any], selector: str) -> bool:
+    labels = (obj.get("metadata") or {}).get("labels") or {}
+    for term in filter(None, (t.strip() for t in selector.split(","))):
+        if "!=" in term:
+            k, v = term.split("!=", 1)
+            if labels.get(k) == v:
+                return False
+        elif "=" in term:
+            k, v = term.replace("==", "=").split("=", 1)
+            if labels.get(k) != v:
+                return False
+        elif term.startswith("!"):
+            if term[1:] in labels:
+                return False
+        elif term not in labels:
+            return False
+    return True
+
+
+def _match_fields(obj: dict[str, Any], selector: str) -> bool:
+    meta = obj.get("metadata") or {}
+    for term in filter(None, selector.split(",")):
+        k, v = term.split("=", 1)
+        field_name = k.rsplit(".", 1)[-1]
+        if str(meta.get(field_name, "")) != v:
+            return False
+    return True
+
+
+_PATH = re.compile(r"^/(?:api/(?P<cv>v1)|apis/(?P<g>[^/]+)/(?P<v>[^/]+))"
+                   r"(?:/namespaces/(?P<ns>[^/]+))?/(?P<plural>[^/]+)(?:/(?P<name>[^/]+))?(?:/(?P<sub>status|scale))?$")
+
+
+class _Handler(BaseHTTPRequestHandler):
+    fake: FakeApi
+    protocol_version = "HTTP/1.0"
+
+    def log_message(self, *args: Any) -> None:  # keep test output quiet
+        pass
+
+    def do_GET(self) -> None:
+        self._handle("GET")
+
+    def do_PATCH(self) -> None:
+        self._handle("PATCH")
+
+    def do_DELETE(self) -> None:
+        self._handle("DELETE")
+
+    def do_POST(self) -> None:
+        self._handle("POST")
+
+    def do_PUT(self) -> None:
+        self._handle("PUT")
+
+    def _send(self, code: int, body: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _handle(self, method: str) -> None:
+        fake = self.fake
+        url = urlsplit(self.path)
+        query = dict(parse_qsl(url.query, keep_blank_values=True))
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        ctype = self.headers.get("Content-Type", "")
+        body = None
+        if raw:
+            body = yaml.safe_load(raw) if "yaml" in ctype else json.loads(raw)
+        req = Request(method, url.path, query, ctype, body)
+        with fake.lock:
+            fake.log.append(req)
+            fault = next((f for f in fake.faults if f.matches(req)), None)
+            if fault:
+                fault.times -= 1
+        if fault:
+            if fault.status == 0:
+                self.close_connection = True
+                try:
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                return
+            return self._send(fault.status, fault.body, fault.headers)
+        try:
+            if url.path in ("/api", "/apis", "/version") or url.path.count("/") <= 3 and method == "GET" \
+                    and not _PATH.match(url.path):
+                return self._send(200, self._discovery(url.path))
+            m = _PATH.match(url.path)
+            if not m:
+                raise ApiFailure(404, "NotFound", f"no route for {url.path}")
+            group = m.group("g") or ""
+            version = m.group("cv") or m.group("v")
+            res = fake.by_plural.get((group, m.group("plural")))
+            if res is None or res[1] != version:
+                raise ApiFailure(404, "NotFound", f"the server could not find the requested resource {url.path}")
+            ns = m.group("ns") or ""
+            name, sub = m.group("name"), m.group("sub") or ""
+            if method == "GET" and not name and query.get("watch") in ("true", "1"):
+                return self._watch(res, ns, query)
+            code, out = self._dispatch(method, res, ns, name, sub, query, body, ctype)
+            self._send(code, out)
+        except ApiFailure as failure:
+            self._send(failure.code, failure.body)
+
+    def _discovery(self, path: str) -> dict[str, Any]:
+        if path == "/version":
+            return {"major": "1", "minor": "32", "gitVersion": "v1.32.0-fake"}
+        if path == "/api":
+            return {"kind": "APIVersions", "versions": ["v1"]}
+        if path == "/apis":
+            groups: dict[str, list[str]] = {}
+            for g, v, *_ in RESOURCES:
+                if g and v not in groups.setdefault(g, []):
+                    groups[g].append(v)
+            return {"kind": "APIGroupList", "apiVersion": "v1", "groups": [
+                {"name": g, "versions": [{"groupVersion": f"{g}/{v}", "version": v} for v in vs],
+                 "preferredVersion": {"groupVersion": f"{g}/{vs[0]}", "version": vs[0]}}
+                for g, vs in sorted(groups.items())]}
+        parts = path.strip("/").split("/")
+        if parts[0] == "apis" and len(parts) == 2:
+            versions = [v for g, v, *_ in RESOURCES if g == parts[1]]
+            if not versions:
+                raise ApiFailure(404, "NotFound", f"no group {parts[1]}")
+            gvs = [{"groupVersion": f"{parts[1]}/{v}", "version": v} for v in dict.fromkeys(versions)]
+            return {"kind": "APIGroup", "apiVersion": "v1", "name": parts[1], "versions": gvs,
+                    "preferredVersion": gvs[0]}
+        group, version = ("", parts[1]) if parts[0] == "api" else (parts[1], parts[2] if len(parts) > 2 else "")
+        resources = []
+        for g, v, kind, plural, namespaced, has_status in RESOURCES:
+            if g == group and v == version:
+                verbs = ["create", "delete", "get", "list", "patch", "update", "watch"]
+                resources.append({"name": plural, "singularName": kind.lower(), "namespaced": namespaced,
+                                  "kind": kind, "verbs": verbs})
+                if has_status:
+                    resources.append({"name": f"{plural}/status", "singularName": "", "namespaced": namespaced,
+                                      "kind": kind, "verbs": ["get", "patch", "update"]})
+        if not resources:
+            raise ApiFailure(404, "NotFound", f"no group version {group}/{version}")
+        gv = f"{group}/{version}" if group else version
+        return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}
+
+    def _dispatch(self, method, res, ns, name, sub, query, body, ctype) -> tuple[int, Any]:
+        fake = self.fake
+        group, version, kind, plural, namespaced, _ = res
+        ns = ns if namespaced else ""
+        key = (group, plural, ns, name)
+        with fake.lock:
+            if method == "GET" and name:
+                obj = fake.objects.get(key)
+                if obj is None:
+                    raise ApiFailure(404, "NotFound", f'{plural}.{group} "{name}" not found')
+                return 200, copy.deepcopy(obj)
+            if method == "GET":
+                items = [copy.deepcopy(o) for k, o in sorted(fake.objects.items())
+                         if k[0] == group and k[1] == plural and (not ns or k[2] == ns)
+                         and _match_labels(o, query.get("labelSelector", ""))
+                         and _match_fields(o, query.get("fieldSelector", ""))]
+                for item in items:
+                    item.pop("apiVersion", None)
+                    item.pop("kind", None)
+                return 200, {"kind": f"{kind}List", "apiVersion": f"{group}/{version}" if group else version,
+                             "metadata": {"resourceVersion": str(fake.current_rv)}, "items": items}
+            if method == "PATCH":
+                if ctype != "application/apply-patch+yaml":
+                    raise ApiFailure(415, "UnsupportedMediaType", f"fake supports only apply patches, got {ctype}")
+                manager = query.get("fieldManager")
+                if not manager:
+                    raise ApiFailure(422, "Invalid", "fieldManager is required for apply requests")
+                force = query.get("force") == "true"
+                dry = query.get("dryRun") == "All"
+                return fake.apply(key, res, body or {}, manager, force, dry, sub == "status")
+            if method == "DELETE":
+                obj = fake.objects.pop(key, None)
+                if obj is None:
+                    raise ApiFailure(404, "NotFound", f'{plural}.{group} "{name}" not found')
+                fake.owners.pop(key, None)
+                fake._next_rv()
+                fake._event("DELETED", key, obj)
+                return 200, _status_body(200, "", "deleted") | {"status": "Success"}
+            if method == "POST":
+                name = (body.get("metadata") or {}).get("name")
+                key = (group, plural, ns, name)
+                if key in fake.objects:
+                    raise ApiFailure(409, "AlreadyExists", f'{plural}.{group} "{name}" already exists')
+                return 201, fake._commit(key, res, copy.deepcopy(body), query.get("fieldManager", "unknown"),
+                                         "Update", _owned_paths(body, False).keys())
+            if method == "PUT":
+                live = fake.objects.get(key)
+                if live is None:
+                    raise ApiFailure(404, "NotFound", f'{plural}.{group} "{name}" not found')
+                if (body.get("metadata") or {}).get("resourceVersion") != live["metadata"]["resourceVersion"]:
+                    raise ApiFailure(409, "Conflict", "the object has been modified; please apply your changes "
+                                                      "to the latest version and try again")
+                new = copy.deepcopy(body)
+                return 200, fake._commit(key, res, new, query.get("fieldManager", "unknown"), "Update",
+                                         _owned_paths(body, False).keys())
+        raise ApiFailure(405, "MethodNotAllowed", method)
+
+    def _watch(self, res, ns, query) -> None:
+        fake = self.fake
+        group, version, kind, plural, namespaced, _ = res
+        since = int(query.get("resourceVersion") or 0)
+        timeout = float(query.get("timeoutSeconds") or 30)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+
+        def emit(event: dict[str, Any]) -> None:
+            self.wfile.write(json.dumps(event).encode() + b"\n")
+            self.wfile.flush()
+
+        import time as _time
+
+        deadline = _time.monotonic() + timeout
+        sent_rv = since
+        try:
+            with fake.lock:
+                epoch = fake.watch_epoch
+                while not fake._stopping:
+                    if since < fake.compacted_rv or epoch != fake.watch_epoch:
+                        emit({"type": "ERROR", "object": _status_body(
+                            410, "Expired", f"too old resource version: {since} ({fake.compacted_rv})")})
+                        return
+                    for rv, gp, etype, obj in fake.events:
+                        if rv <= sent_rv or gp != (group, plural):
+                            continue
+                        if ns and (obj.get("metadata") or {}).get("namespace") != ns:
+                            continue
+                        if not _match_fields(obj, query.get("fieldSelector", "")):
+                            continue
+                        emit({"type": etype, "object": obj})
+                        sent_rv = rv
+                    remaining = deadline - _time.monotonic()
+                    if remaining <= 0:
+                        return
+                    if query.get("allowWatchBookmarks") == "true" and sent_rv < fake.current_rv:
+                        sent_rv = fake.current_rv
+                        emit({"type": "BOOKMARK", "object": {"kind": kind, "apiVersion": f"{group}/{version}"
+                              if group else version, "metadata": {"resourceVersion": str(sent_rv)}}})
+                    fake.lock.wait(min(remaining, 0.5))
+        except (BrokenPipeError, ConnectionResetError):
+            return
