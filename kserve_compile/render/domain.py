@@ -108,7 +108,8 @@ def generate_domain_name(
 
 
 def additional_hosts(domains: Iterable[str], service_host: str, ingress: IngressConfig) -> list[str]:
-    """``GetAdditionalHosts``: ``service_host`` minus the first of ``domains`` it ends with, plus each additional domain.
+    """``GetAdditionalHosts``: ``service_host`` minus the first of ``domains`` it ends with, plus each additional
+    domain.
 
     Duplicates are dropped; a host that is not a valid DNS subdomain is skipped (KServe only logs it).
     """

@@ -103,10 +103,12 @@ def test_predictor_only() -> None:
 def test_domain_template() -> None:
     # rawkube_controller_test.go:4063-4262 (domainTemplate "{{ .Name }}.{{ .Namespace }}.{{ .IngressDomain }}",
     # no timeout → KServe's 60s default).
-    cfg = raw_kube_config(ingressDomain="example.com", domainTemplate="{{ .Name }}.{{ .Namespace }}.{{ .IngressDomain }}")
+    cfg = raw_kube_config(ingressDomain="example.com",
+                          domainTemplate="{{ .Name }}.{{ .Namespace }}.{{ .IngressDomain }}")
     got = standard_ingress(isvc("model", comp("predictor", "model-predictor")), cfg)
     assert got == [
-        route("model-predictor", ["model-predictor.default.example.com"], [rule("model", ALL, "model-predictor", "60s")]),
+        route("model-predictor", ["model-predictor.default.example.com"],
+              [rule("model", ALL, "model-predictor", "60s")]),
         route("model", ["model.default.example.com", "model.default.additional.example.com"],
               [rule("model", ALL, "model-predictor", "60s")]),
     ]
@@ -219,7 +221,8 @@ def test_path_template_with_transformer_and_explainer() -> None:
 
 def test_predictor_name_keeps_stable_route_name_and_host() -> None:
     # httproute_reconciler.go:266-268: route name/host without predictor.name, backend with it.
-    got = standard_ingress(isvc("foo", comp("predictor", "foo-blue-predictor")), raw_kube_config(additionalIngressDomains=[]))
+    got = standard_ingress(isvc("foo", comp("predictor", "foo-blue-predictor")),
+                           raw_kube_config(additionalIngressDomains=[]))
     assert got == [
         route("foo-predictor", ["foo-predictor-default.example.com"], [rule("foo", ALL, "foo-blue-predictor", "60s")]),
         route("foo", ["foo-default.example.com"], [rule("foo", ALL, "foo-blue-predictor", "60s")]),
@@ -246,7 +249,8 @@ def test_disable_httproute_timeout_omits_timeouts_even_with_component_timeout() 
     cfg = raw_kube_config(disableHTTPRouteTimeout=True, additionalIngressDomains=[])
     got = standard_ingress(isvc("m", comp("predictor", "m-predictor", 45), annotations={}), cfg)
     assert got == [
-        route("m-predictor", ["m-predictor-default.example.com"], [rule("m", ALL, "m-predictor", None)], annotations={}),
+        route("m-predictor", ["m-predictor-default.example.com"], [rule("m", ALL, "m-predictor", None)],
+              annotations={}),
         route("m", ["m-default.example.com"], [rule("m", ALL, "m-predictor", None)], annotations={}),
     ]
 
@@ -293,8 +297,10 @@ def test_annotation_and_label_filtering() -> None:
     for r in got:
         assert r["metadata"] == {"name": r["metadata"]["name"], "namespace": "default",
                                  "labels": {"team": "a"}, "annotations": {"keep": "1"}}
-    unfiltered = raw_kube_config(additionalIngressDomains=[]).model_copy(update={"present_keys": frozenset({"ingress"})})
-    got = standard_ingress(isvc("f", comp("predictor", "f-predictor"), labels=labels, annotations=annotations), unfiltered)
+    no_isvc_key = {"present_keys": frozenset({"ingress"})}
+    unfiltered = raw_kube_config(additionalIngressDomains=[]).model_copy(update=no_isvc_key)
+    route_input = isvc("f", comp("predictor", "f-predictor"), labels=labels, annotations=annotations)
+    got = standard_ingress(route_input, unfiltered)
     assert got[0]["metadata"]["annotations"] == annotations
     assert got[0]["metadata"]["labels"] == labels
 

@@ -40,7 +40,8 @@ def rule(host: str, service: str) -> dict:
     }]}}
 
 
-def ingress_object(name: str, rules: list[dict], annotations: dict | None = None, class_name: str | None = None) -> dict:
+def ingress_object(name: str, rules: list[dict], annotations: dict | None = None,
+                   class_name: str | None = None) -> dict:
     meta: dict[str, Any] = {"name": name, "namespace": "default"}
     if annotations:
         meta["annotations"] = annotations
