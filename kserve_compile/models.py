@@ -58,6 +58,14 @@ class ObjectMeta(BaseModel):
     generation: int = 0
     creation_timestamp: str | None = Field(None, alias="creationTimestamp")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _null_maps_are_empty(cls, data: Any) -> Any:
+        """``labels:`` with no value is null in YAML; the API server treats it as absent."""
+        if isinstance(data, dict) and any(data.get(k, {}) is None for k in ("labels", "annotations")):
+            data = {**data, **{k: {} for k in ("labels", "annotations") if data.get(k, {}) is None}}
+        return data
+
 
 # --- InferenceService --------------------------------------------------------------------------------------------
 

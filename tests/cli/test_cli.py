@@ -1,0 +1,145 @@
+"""The command line as a user drives it: exit codes, located errors, output formats, no partial output."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "sklearn-iris.yaml"
+
+
+def run(*args: str, stdin: str | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(ROOT / "cli.py"), *args], input=stdin, capture_output=True, text=True, cwd=cwd or ROOT, timeout=120
+    )
+
+
+def test_render_example_prints_the_standard_mode_objects():
+    result = run("render", str(EXAMPLE))
+    assert result.returncode == 0, result.stderr
+    objects = list(yaml.safe_load_all(result.stdout))
+    kinds = [(o["kind"], o["metadata"]["name"]) for o in objects]
+    assert kinds == [
+        ("Service", "sklearn-iris-predictor"),
+        ("Deployment", "sklearn-iris-predictor"),
+        ("HorizontalPodAutoscaler", "sklearn-iris-predictor"),
+        ("Ingress", "sklearn-iris"),
+    ]
+    pod = objects[1]["spec"]["template"]["spec"]
+    assert pod["initContainers"][0]["name"] == "storage-initializer"
+    assert pod["containers"][0]["image"] == "kserve/sklearnserver:latest"
+
+
+def test_json_output_is_a_list_of_the_same_objects():
+    as_yaml = list(yaml.safe_load_all(run("render", str(EXAMPLE)).stdout))
+    result = run("render", str(EXAMPLE), "-o", "json")
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["kind"] == "List" and doc["items"] == as_yaml
+
+
+def test_stdin_renders_like_a_file():
+    assert run("render", "-", stdin=EXAMPLE.read_text()).stdout == run("render", str(EXAMPLE)).stdout
+
+
+def test_document_order_does_not_change_the_bytes(tmp_path: Path):
+    second = EXAMPLE.read_text().replace("sklearn-iris", "other-model")
+    (tmp_path / "a.yaml").write_text(EXAMPLE.read_text() + "\n---\n" + second)
+    (tmp_path / "b.yaml").write_text(second + "\n---\n" + EXAMPLE.read_text())
+    first = run("render", str(tmp_path / "a.yaml"))
+    other = run("render", str(tmp_path / "b.yaml"))
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == other.stdout
+
+
+def test_invalid_input_names_file_line_object_and_field(tmp_path: Path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(EXAMPLE.read_text().replace("name: sklearn\n", "name: nosuchformat\n"))
+    result = run("render", str(bad))
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert f"{bad}:" in result.stderr
+    assert "InferenceService/sklearn-iris: spec.predictor.model.modelFormat" in result.stderr
+    assert "no runtime found to support predictor with model type: {nosuchformat <nil>}" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_every_bad_isvc_is_reported_and_nothing_is_printed(tmp_path: Path):
+    good = EXAMPLE.read_text()
+    bad1 = good.replace("sklearn-iris", "Bad_Name")
+    bad2 = good.replace("sklearn-iris", "second").replace("gs://", "ftp://")
+    (tmp_path / "all.yaml").write_text("\n---\n".join([good, bad1, bad2]))
+    result = run("render", str(tmp_path / "all.yaml"))
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert 'the InferenceService "Bad_Name" is invalid' in result.stderr
+    assert "StorageURI not supported" in result.stderr
+
+
+def test_yaml_syntax_error_has_line_and_column(tmp_path: Path):
+    bad = tmp_path / "broken.yaml"
+    bad.write_text("apiVersion: v1\nkind: [unclosed\n")
+    result = run("render", str(bad))
+    assert result.returncode == 1
+    assert f"{bad}:3:1: invalid YAML" in result.stderr or f"{bad}:2:" in result.stderr
+
+
+def test_missing_file_is_a_usage_error():
+    result = run("render", "does-not-exist.yaml")
+    assert result.returncode == 2
+    assert "does-not-exist.yaml: no such file or directory" in result.stderr
+
+
+def test_github_error_format_emits_annotations(tmp_path: Path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(EXAMPLE.read_text().replace("gs://", "ftp://"))
+    result = run("render", str(bad), "--error-format", "github")
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"::error file={bad},line=")
+
+
+def test_knative_default_mode_is_refused_not_rendered_as_standard(tmp_path: Path):
+    isvc = tmp_path / "knative.yaml"
+    isvc.write_text(EXAMPLE.read_text().replace("    serving.kserve.io/deploymentMode: Standard\n", ""))
+    result = run("render", str(isvc))
+    assert result.returncode == 1
+    assert "Knative" in result.stderr
+    assert result.stdout == ""
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
+def test_output_dir_rebuilds_the_same_objects_with_kubectl_kustomize(tmp_path: Path):
+    out = tmp_path / "out"
+    result = run("render", str(EXAMPLE), "--output-dir", str(out))
+    assert result.returncode == 0, result.stderr
+    assert (out / "kustomization.yaml").exists()
+    built = subprocess.run(["kubectl", "kustomize", str(out)], capture_output=True, text=True, timeout=120)
+    assert built.returncode == 0, built.stderr
+    key = lambda o: (o["kind"], o["metadata"]["name"])  # noqa: E731
+    rendered = sorted(yaml.safe_load_all(run("render", str(EXAMPLE)).stdout), key=key)
+    assert sorted(yaml.safe_load_all(built.stdout), key=key) == rendered
+
+
+def test_render_does_not_import_the_kubernetes_client_or_onnxruntime():
+    code = (
+        "import sys, runpy; sys.argv=['kserve-compile','render',%r];"
+        "\ntry: runpy.run_path(%r, run_name='__main__')\nexcept SystemExit: pass"
+        "\nbad=[m for m in ('kubernetes','onnxruntime') if m in sys.modules]; print('IMPORTED', bad)"
+    ) % (str(EXAMPLE), str(ROOT / "cli.py"))
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert "IMPORTED []" in result.stdout, result.stdout + result.stderr
+
+
+def test_status_reports_standard_mode_urls():
+    result = run("status", str(EXAMPLE), "-o", "json")
+    assert result.returncode == 0, result.stderr
+    [row] = json.loads(result.stdout)
+    assert row["url"] == "http://sklearn-iris-default.example.com"
+    assert row["address"]["url"] == "http://sklearn-iris-predictor.default.svc.cluster.local"
