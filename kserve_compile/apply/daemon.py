@@ -414,8 +414,10 @@ class Daemon:
         body = {"apiVersion": isvc["apiVersion"], "kind": isvc["kind"],
                 "metadata": {"name": meta["name"], "namespace": meta["namespace"]}, "status": status}
         try:
-            self.kube.apply(body, C.STATUS_FIELD_MANAGER, force=True, subresource="status")
+            written = self.kube.apply(body, C.STATUS_FIELD_MANAGER, force=True, subresource="status")
             self.metrics.inc("status_writes_total")
+            with self.isvcs._lock:  # the watch will bring the same object; don't wait for it
+                self.isvcs.cache[(meta["namespace"], meta["name"])] = written
         except ApiError as err:
             self.metrics.inc("status_write_errors_total", reason=str(err.status))
 

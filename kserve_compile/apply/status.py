@@ -56,6 +56,8 @@ def compute_status(isvc: Obj, applied: Sequence[Obj], urls: dict[str, Any] | Non
             reason, message = error_reason, error
         elif not workloads:
             reason, message = "NotRendered", f"no workload was rendered for the {comp}"
+        elif not bad:
+            reason, message = "", ""
         else:
             o, s = bad[0]
             reason = "Failed" if s.state == kstatus.FAILED else "InProgress"
@@ -82,7 +84,7 @@ def compute_status(isvc: Obj, applied: Sequence[Obj], urls: dict[str, Any] | Non
         else:
             cond["lastTransitionTime"] = now
     status: dict[str, Any] = {"observedGeneration": generation, "conditions": conditions}
-    for key in ("url", "address", "components"):
+    for key in ("url", "address", "components", "deploymentMode"):
         if urls and urls.get(key):
             status[key] = urls[key]
     return status
