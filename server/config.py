@@ -1,0 +1,121 @@
+"""Command line, compatible with KServe's model servers (snake_case flags; dashes accepted too)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+from dataclasses import asdict, dataclass, fields
+
+from server.providers import DEVICES
+
+logger = logging.getLogger("server")
+
+MIB = 1024 * 1024
+
+
+@dataclass
+class Options:
+    model_dir: str
+    model_name: str = "model"
+    http_port: int = 8080
+    grpc_port: int = 8081
+    bind_address: str = "0.0.0.0"
+    enable_grpc: bool = True
+    workers: int = 1
+    max_threads: int = 4
+    max_asyncio_workers: int | None = None
+    device: str = "auto"
+    intra_op_threads: int = 1
+    inter_op_threads: int = 1
+    warmup: bool = True
+    max_request_size: int = 64 * MIB
+    grpc_max_send_message_length: int = 64 * MIB
+    grpc_max_receive_message_length: int = 64 * MIB
+    max_batch_size: int = 0
+    max_batch_delay_ms: float = 1.0
+    log_level: str = "INFO"
+    configure_logging: bool = True
+    log_config_file: str | None = None
+    enable_access_log: bool = False
+    access_log_format: str | None = None
+    enable_latency_logging: bool = False
+    event_loop: str = "auto"
+    timeout_keep_alive: int = 65
+
+    def to_json_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+    @classmethod
+    def from_json_dict(cls, data: dict[str, object]) -> Options:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})  # type: ignore[arg-type]
+
+
+def strtobool(value: str) -> bool:
+    lowered = value.strip().lower()
+    if lowered in ("1", "true", "t", "yes", "y", "on"):
+        return True
+    if lowered in ("0", "false", "f", "no", "n", "off"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected a boolean (true/false), got {value!r}")
+
+
+def _positive(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return number
+
+
+def _add(parser: argparse.ArgumentParser, flag: str, **kwargs: object) -> None:
+    """Register ``--a_b`` together with its ``--a-b`` spelling."""
+    spellings = [flag]
+    for alternative in (flag.replace("_", "-"), flag[:2] + flag[2:].replace("-", "_")):
+        if alternative not in spellings:
+            spellings.append(alternative)
+    parser.add_argument(*spellings, dest=flag[2:].replace("-", "_"), **kwargs)  # type: ignore[arg-type]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    d = Options(model_dir="")
+    p = argparse.ArgumentParser(prog="python -m server", description="ONNX Runtime model server (KServe V1/V2, gRPC)")
+    _add(p, "--model_dir", required=True, help="model.onnx directory or <name>/[<version>/]model.onnx repository")
+    _add(p, "--model_name", default=d.model_name, help="name of the model when model_dir holds one model.onnx")
+    _add(p, "--http_port", type=int, default=d.http_port)
+    _add(p, "--grpc_port", type=int, default=d.grpc_port)
+    p.add_argument("--bind_address", "--bind-address", "--host", dest="bind_address", default=d.bind_address,
+                   help="address both servers listen on")
+    _add(p, "--enable_grpc", type=strtobool, default=d.enable_grpc)
+    _add(p, "--workers", type=_positive, default=d.workers, help="HTTP worker processes (each loads the models)")
+    _add(p, "--max_threads", type=_positive, default=d.max_threads, help="inference threads per process")
+    _add(p, "--max_asyncio_workers", type=int, default=None, help="default executor size (model loading)")
+    _add(p, "--device", choices=DEVICES, default=d.device, help="auto: CUDA when a GPU is usable, else CPU")
+    _add(p, "--intra_op_threads", type=int, default=d.intra_op_threads, help="ONNX Runtime intra-op threads (0: ORT picks)")
+    _add(p, "--inter_op_threads", type=int, default=d.inter_op_threads)
+    _add(p, "--warmup", type=strtobool, default=d.warmup, help="run each model once on zeros before it turns ready")
+    _add(p, "--max_request_size", type=int, default=d.max_request_size, help="largest HTTP request body, bytes")
+    _add(p, "--grpc_max_send_message_length", type=int, default=d.grpc_max_send_message_length)
+    _add(p, "--grpc_max_receive_message_length", type=int, default=d.grpc_max_receive_message_length)
+    _add(p, "--max_batch_size", type=int, default=d.max_batch_size, help="dynamic batching: largest merged batch (0: off)")
+    _add(p, "--max_batch_delay_ms", type=float, default=d.max_batch_delay_ms, help="dynamic batching: longest wait")
+    _add(p, "--log_level", default=os.environ.get("KSERVE_LOGLEVEL", d.log_level).upper())
+    _add(p, "--configure_logging", type=strtobool, default=d.configure_logging)
+    _add(p, "--log_config_file", default=None, help="logging config (.json, .yaml or .ini)")
+    _add(p, "--enable_access_log", type=strtobool, default=d.enable_access_log, help="one log line per HTTP request")
+    _add(p, "--access_log_format", default=None, help="access log format (implies --enable_access_log)")
+    _add(p, "--enable_latency_logging", type=strtobool, default=d.enable_latency_logging)
+    _add(p, "--event_loop", choices=("auto", "asyncio", "uvloop"), default=d.event_loop)
+    _add(p, "--timeout_keep_alive", type=int, default=d.timeout_keep_alive)
+    return p
+
+
+def parse_options(argv: list[str] | None = None) -> Options:
+    """Parse like KServe: unknown flags (transformer options, ...) are ignored with a warning."""
+    namespace, unknown = build_parser().parse_known_args(argv)
+    if unknown:
+        logger.warning("ignoring unknown arguments: %s", " ".join(unknown))
+    options = Options(**vars(namespace))
+    if options.access_log_format:
+        options.enable_access_log = True
+    return options

@@ -1,0 +1,156 @@
+"""The Open Inference Protocol over gRPC (``inference.GRPCInferenceService``) on ``grpc.aio``."""
+
+from __future__ import annotations
+
+import functools
+import logging
+import time
+from collections.abc import Awaitable, Callable
+
+import grpc
+import numpy as np
+
+from server import codec, metrics
+from server.datatypes import GRPC_CONTENTS_FIELD, v2_from_numpy
+from server.errors import InvalidInput, ModelNotFound, ServerError
+from server.model import OnnxModel
+from server.proto import messages as pb
+from server.state import ServerState
+
+logger = logging.getLogger("server.grpc")
+
+
+def _guarded(rpc: Callable[..., Awaitable[object]]) -> Callable[..., Awaitable[object]]:
+    @functools.wraps(rpc)
+    async def handler(request: object, context: grpc.aio.ServicerContext) -> object:
+        try:
+            return await rpc(request, context)
+        except ServerError as exc:
+            await context.abort(exc.grpc_code, exc.message)
+        except Exception as exc:  # noqa: BLE001 - never leak a traceback to the client
+            logger.exception("unhandled error in %s", rpc.__name__)
+            await context.abort(grpc.StatusCode.INTERNAL, f"{type(exc).__name__} : {exc}")
+
+    return handler
+
+
+def _model(state: ServerState, name: str, version: str) -> OnnxModel:
+    model = state.repository.get(name)
+    if version and version != model.version:
+        raise ModelNotFound(name, version)
+    return model
+
+
+def _tensor_metadata(spec: codec.TensorSpec) -> object:
+    return pb.ModelMetadataResponse.TensorMetadata(name=spec.name, datatype=spec.datatype, shape=list(spec.shape))
+
+
+def build_handlers(state: ServerState) -> dict[str, grpc.RpcMethodHandler]:
+    async def ServerLive(request: object, context: object) -> object:
+        return pb.ServerLiveResponse(live=True)
+
+    async def ServerReady(request: object, context: object) -> object:
+        return pb.ServerReadyResponse(ready=state.ready())
+
+    async def ModelReady(request, context):  # type: ignore[no-untyped-def]
+        model = state.repository.models.get(request.name)
+        if model is None:
+            raise ModelNotFound(request.name)
+        return pb.ModelReadyResponse(ready=model.ready and (not request.version or request.version == model.version))
+
+    async def ServerMetadata(request: object, context: object) -> object:
+        meta = state.server_metadata()
+        return pb.ServerMetadataResponse(name=meta["name"], version=meta["version"], extensions=meta["extensions"])
+
+    async def ModelMetadata(request, context):  # type: ignore[no-untyped-def]
+        model = _model(state, request.name, request.version)
+        return pb.ModelMetadataResponse(
+            name=model.name,
+            versions=[model.version],
+            platform=model.metadata()["platform"],
+            inputs=[_tensor_metadata(s) for s in model.inputs],
+            outputs=[_tensor_metadata(s) for s in model.outputs],
+        )
+
+    async def ModelInfer(request, context):  # type: ignore[no-untyped-def]
+        model = _model(state, request.model_name, request.model_version)
+        timers = metrics.timers(model.name)
+        started = time.perf_counter()
+        feeds, outputs = decode_infer(model, request)
+        decoded_at = time.perf_counter()
+        results = await state.infer(model, feeds, outputs)
+        predicted_at = time.perf_counter()
+        response = encode_infer(model, request, outputs, results, raw=len(request.raw_input_contents) > 0)
+        timers.pre.observe(decoded_at - started)
+        timers.predict.observe(predicted_at - decoded_at)
+        timers.post.observe(time.perf_counter() - predicted_at)
+        return response
+
+    handlers = {}
+    for fn in (ServerLive, ServerReady, ModelReady, ServerMetadata, ModelMetadata, ModelInfer):
+        request_cls, response_cls = pb.RPCS[fn.__name__]
+        handlers[fn.__name__] = grpc.unary_unary_rpc_method_handler(
+            _guarded(fn),
+            request_deserializer=request_cls.FromString,
+            response_serializer=response_cls.SerializeToString,
+        )
+    return handlers
+
+
+def decode_infer(model: OnnxModel, request) -> tuple[dict[str, np.ndarray], list[str]]:  # type: ignore[no-untyped-def]
+    raw = request.raw_input_contents
+    if raw and len(raw) != len(request.inputs):
+        raise InvalidInput(f"raw_input_contents has {len(raw)} entries for {len(request.inputs)} inputs")
+    feeds: dict[str, np.ndarray] = {}
+    for index, tensor in enumerate(request.inputs):
+        if raw and tensor.HasField("contents"):
+            raise InvalidInput(f"input {tensor.name!r}: contents and raw_input_contents are both set")
+        if tensor.name in feeds:
+            raise InvalidInput(f"input {tensor.name!r} is given twice")
+        feeds[tensor.name] = codec.decode_grpc_tensor(
+            model, tensor.name, tensor.datatype, tuple(tensor.shape), tensor.contents, raw[index] if raw else None
+        )
+    if len(feeds) != len(model.inputs):
+        missing = [s.name for s in model.inputs if s.name not in feeds]
+        raise InvalidInput(f"model {model.name!r} needs inputs {missing} as well")
+    if not request.outputs:
+        return feeds, model.output_names
+    outputs = []
+    for requested in request.outputs:
+        if requested.name not in model.output_by_name:
+            raise InvalidInput(f"Unexpected inference output {requested.name!r} for model {model.name!r}")
+        outputs.append(requested.name)
+    return feeds, outputs
+
+
+def encode_infer(model: OnnxModel, request, outputs: list[str], results: list[np.ndarray], raw: bool):  # type: ignore[no-untyped-def]
+    response = pb.ModelInferResponse(model_name=model.name, model_version=model.version, id=request.id)
+    datatypes = [v2_from_numpy(array.dtype) for array in results]
+    # Raw contents must line up 1:1 with outputs, so one datatype without a typed field makes all raw.
+    raw = raw or any(dt not in GRPC_CONTENTS_FIELD for dt in datatypes)
+    for name, datatype, array in zip(outputs, datatypes, results):
+        tensor = response.outputs.add(name=name, datatype=datatype, shape=array.shape)
+        if raw:
+            response.raw_output_contents.append(bytes(codec.raw_from_tensor(array)))
+        elif datatype == "BYTES":
+            tensor.contents.bytes_contents.extend(
+                item.encode("utf-8") if isinstance(item, str) else bytes(item) for item in array.reshape(-1)
+            )
+        else:
+            getattr(tensor.contents, GRPC_CONTENTS_FIELD[datatype]).extend(array.reshape(-1).tolist())
+    return response
+
+
+def build_grpc_server(state: ServerState) -> grpc.aio.Server:
+    options = state.options
+    server = grpc.aio.server(
+        options=[
+            ("grpc.max_send_message_length", options.grpc_max_send_message_length),
+            ("grpc.max_receive_message_length", options.grpc_max_receive_message_length),
+        ]
+    )
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(pb.SERVICE_NAME, build_handlers(state)),))
+    address = f"{options.bind_address}:{options.grpc_port}"
+    server.add_insecure_port(address)
+    logger.info("gRPC listening on %s", address)
+    return server

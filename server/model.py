@@ -1,0 +1,152 @@
+"""One ONNX model: its ONNX Runtime session, tensor metadata, warm-up and the call that runs it."""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from server.datatypes import ONNX_TO_V2, V2_TO_NUMPY
+from server.errors import InferenceFailed
+from server.providers import CUDA
+
+logger = logging.getLogger("server.model")
+
+PLATFORM = "onnxruntime_onnx"
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """A graph input or output as the protocol describes it: ``-1`` marks a dynamic dimension."""
+
+    name: str
+    datatype: str
+    shape: tuple[int, ...]
+    dtype: np.dtype
+
+    def metadata(self) -> dict[str, object]:
+        return {"name": self.name, "datatype": self.datatype, "shape": list(self.shape)}
+
+
+@dataclass(frozen=True)
+class SessionSettings:
+    """How every session of this server is built."""
+
+    providers: list[str | tuple[str, dict[str, str]]]
+    intra_op_threads: int = 1
+    inter_op_threads: int = 1
+    warmup: bool = True
+
+
+def _spec(arg: object) -> TensorSpec | None:
+    datatype = ONNX_TO_V2.get(arg.type)  # type: ignore[attr-defined]
+    if datatype is None:
+        return None  # sequences / maps (e.g. a ZipMap output): not expressible as a V2 tensor
+    dims = tuple(d if isinstance(d, int) and d >= 0 else -1 for d in (arg.shape or []))  # type: ignore[attr-defined]
+    return TensorSpec(arg.name, datatype, dims, V2_TO_NUMPY[datatype])  # type: ignore[attr-defined]
+
+
+class OnnxModel:
+    """An ONNX model file served under ``name``; ``ready`` turns true only after load and warm-up."""
+
+    def __init__(self, name: str, path: Path, version: str, settings: SessionSettings) -> None:
+        self.name = name
+        self.path = path
+        self.version = version
+        self.settings = settings
+        self.ready = False
+        self.inputs: list[TensorSpec] = []
+        self.outputs: list[TensorSpec] = []
+        self.input_by_name: dict[str, TensorSpec] = {}
+        self.output_by_name: dict[str, TensorSpec] = {}
+        self.output_names: list[str] = []
+        self.providers: list[str] = []
+        self._session = None
+        self._bind_device: str | None = None
+        self._metadata: dict[str, object] | None = None
+        self.batcher = None  # set by ServerState when dynamic batching is on
+
+    # --- loading --------------------------------------------------------------------------------
+    def load(self) -> None:
+        """Build the session (blocking), read its tensors, warm it up and mark the model ready."""
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = self.settings.intra_op_threads
+        options.inter_op_num_threads = self.settings.inter_op_threads
+        options.log_severity_level = 3  # errors only: no per-node placement warnings
+        session = ort.InferenceSession(str(self.path), sess_options=options, providers=self.settings.providers)
+        self._session = session
+        self.providers = session.get_providers()
+        self.inputs = [s for s in map(_spec, session.get_inputs()) if s is not None]
+        if len(self.inputs) != len(session.get_inputs()):
+            raise ValueError(f"model {self.name}: {self.path} has an input that is not a tensor")
+        self.outputs = [s for s in map(_spec, session.get_outputs()) if s is not None]
+        skipped = [o.name for o in session.get_outputs() if o.name not in {s.name for s in self.outputs}]
+        if skipped:
+            logger.warning("model %s: outputs %s are not tensors and are not served", self.name, skipped)
+        if not self.outputs:
+            raise ValueError(f"model {self.name}: {self.path} has no tensor output")
+        self.input_by_name = {s.name: s for s in self.inputs}
+        self.output_by_name = {s.name: s for s in self.outputs}
+        self.output_names = [s.name for s in self.outputs]
+        has_strings = any(s.datatype == "BYTES" for s in self.inputs + self.outputs)
+        # I/O binding keeps CUDA outputs in device buffers ORT owns until one copy back; string
+        # tensors live on the CPU only, so those models use the plain call.
+        self._bind_device = "cuda" if self.providers[0] == CUDA and not has_strings else None
+        self._metadata = {
+            "name": self.name,
+            "versions": [self.version],
+            "platform": PLATFORM,
+            "inputs": [s.metadata() for s in self.inputs],
+            "outputs": [s.metadata() for s in self.outputs],
+        }
+        if self.settings.warmup:
+            self._warm_up()
+        self.ready = True
+
+    def _warm_up(self) -> None:
+        feeds = {}
+        for spec in self.inputs:
+            shape = tuple(1 if d < 0 else d for d in spec.shape)
+            if spec.datatype == "BYTES":
+                feeds[spec.name] = np.full(shape, "", dtype=object)
+            else:
+                feeds[spec.name] = np.zeros(shape, dtype=spec.dtype)
+        started = time.perf_counter()
+        try:
+            self.run(feeds, self.output_names)
+        except InferenceFailed as exc:  # a model may reject all-zero input; serving still works
+            logger.warning("model %s: warm-up run failed: %s", self.name, exc)
+            return
+        logger.info("model %s: warm-up %.1f ms on %s", self.name, (time.perf_counter() - started) * 1e3, self.providers[0])
+
+    def unload(self) -> None:
+        self.ready = False
+        self._session = None
+
+    # --- serving --------------------------------------------------------------------------------
+    def metadata(self) -> dict[str, object]:
+        assert self._metadata is not None
+        return self._metadata
+
+    def run(self, feeds: dict[str, np.ndarray], output_names: list[str]) -> list[np.ndarray]:
+        """Run the session (blocking; call it off the event loop). Failures become InferenceFailed."""
+        session = self._session
+        if session is None:
+            raise InferenceFailed(f"model {self.name} is unloaded")
+        try:
+            if self._bind_device is None:
+                return session.run(output_names, feeds)
+            binding = session.io_binding()
+            for name, array in feeds.items():
+                binding.bind_cpu_input(name, np.ascontiguousarray(array))
+            for name in output_names:
+                binding.bind_output(name, self._bind_device)
+            session.run_with_iobinding(binding)
+            return binding.copy_outputs_to_cpu()
+        except Exception as exc:  # noqa: BLE001 - ORT raises its own Fail/InvalidArgument/RuntimeException types
+            raise InferenceFailed(f"inference failed for model {self.name}: {exc}") from exc

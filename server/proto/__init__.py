@@ -1,0 +1,1 @@
+"""The Open Inference Protocol gRPC definition (.proto), its serialized descriptor and message classes."""
