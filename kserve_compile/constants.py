@@ -265,3 +265,16 @@ HOST_PORT_REGEX = r"(?::\d{1,5})?"  # appended to every VirtualService authority
 ANN_GKE_ACCELERATOR = "serving.kserve.io/gke-accelerator"
 NODE_SELECTOR_GKE_ACCELERATOR = "cloud.google.com/gke-accelerator"
 NVIDIA_GPU_RESOURCE = "nvidia.com/gpu"
+
+# --- knative (helper) -------------------------------------------------------------------------
+# Values from KServe's pkg/constants/constants.go and Knative Serving's API packages.
+KNATIVE_SERVING_API_VERSION = "serving.knative.dev/v1"
+KIND_KNATIVE_SERVICE = "Service"
+ANN_KNATIVE_ROLLOUT_DURATION = "serving.knative.dev/rollout-duration"
+ANN_KNATIVE_OPENSHIFT_PASSTHROUGH = "serving.knative.openshift.io/enablePassthrough"
+# Component annotations KServe moves from the revision template up to the Knative Service's own metadata.
+KNATIVE_KSVC_ANNOTATIONS = (ANN_KNATIVE_ROLLOUT_DURATION, ANN_KNATIVE_OPENSHIFT_PASSTHROUGH)
+KNATIVE_KPA_CLASS = "kpa.autoscaling.knative.dev"
+DEFAULT_MIN_REPLICAS = 1
+TRAFFIC_TAG_LATEST = "latest"
+TRAFFIC_TAG_PREV = "prev"
