@@ -67,7 +67,7 @@ class ModelRepository:
             return {self.model_name: (self.single, "1")}
         found: dict[str, tuple[Path, str]] = {}
         for child in sorted(self.root.iterdir()):
-            if child.is_dir() and _NAME.match(child.name):
+            if child.is_dir() and _NAME.match(child.name) and child.resolve().parent == self.root:
                 located = _model_file(child)
                 if located is not None:
                     found[child.name] = located
