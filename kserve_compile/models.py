@@ -13,6 +13,8 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
+from .k8s_shapes import CONTAINER, POD_SPEC, check
+
 POD_SPEC_FIELDS = frozenset(
     """activeDeadlineSeconds affinity automountServiceAccountToken containers dnsConfig dnsPolicy enableServiceLinks
     ephemeralContainers hostAliases hostIPC hostNetwork hostPID hostUsers hostname imagePullSecrets initContainers
@@ -37,9 +39,15 @@ class Spec(BaseModel):
 
     @model_validator(mode="after")
     def _only_known_extras(self) -> "Spec":
-        unknown = [k for k in (self.model_extra or {}) if k not in self.K8S_FIELDS]
+        extras = self.model_extra or {}
+        unknown = [k for k in extras if k not in self.K8S_FIELDS]
         if unknown:
             raise ValueError(f'unknown field "{unknown[0]}"')
+        if extras:
+            shape = CONTAINER if self.K8S_FIELDS is CONTAINER_FIELDS else POD_SPEC
+            problem = check(extras, shape, "")
+            if problem:
+                raise ValueError(problem.lstrip("."))
         return self
 
     @property

@@ -9,6 +9,7 @@ of them are gathered and raised together, so a bad isvc never yields partial out
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -29,6 +30,7 @@ from .parse import Document
 from .render.cluster_state import ClusterState
 from .render.ingress import RoutedComponent, RouteInput, standard_ingress
 from .render.pod_webhook import inject_pod
+from .render.storage import apply_storage_uris
 from .standard.autoscaler import autoscaler
 from .standard.deployment import deployment, pod_template
 from .standard.service import service
@@ -94,8 +96,15 @@ def _model(doc: Document, model: type[BaseModel]) -> Any:
             path = ""
             for part in loc:
                 path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
-            problems.append(doc.problem(_pydantic_message(err), path))
+            message = _pydantic_message(err)
+            inner = _INNER_PATH.match(message) if err["type"] == "value_error" else None
+            if inner:  # a shape error inside inlined Kubernetes fields names its own sub-path
+                path, message = f"{path}.{inner.group(1)}" if path else inner.group(1), inner.group(2)
+            problems.append(doc.problem(message, path))
         raise CompileError(problems) from None
+
+
+_INNER_PATH = re.compile(r"^([\w\[\]./-]+): (must be .*)$")
 
 
 def _pydantic_message(err: Any) -> str:
@@ -282,9 +291,10 @@ def compile_isvc(
         )
     notes = list(plan.notes)
     objects: list[dict[str, Any]] = []
+    isvc_data = plan.isvc.model_dump(by_alias=True, exclude_none=True)
     for component in [] if plan.stopped else plan.components:
         svc = service(component, config)
-        template, more = _pod_template(component, config, cluster)
+        template, more = _pod_template(component, isvc_data, config, cluster)
         notes.extend(more)
         dep = deployment(component, template, config)
         objects += [svc, dep, *autoscaler(component, dict(dep["metadata"]["labels"]), config)]
@@ -294,17 +304,27 @@ def compile_isvc(
     return objects, notes
 
 
-def _pod_template(component: Component, config: KServeConfig, cluster: ClusterState) -> tuple[dict[str, Any], list[str]]:
+def _pod_template(component: Component, isvc: dict[str, Any], config: KServeConfig, cluster: ClusterState) -> tuple[dict[str, Any], list[str]]:
+    """The Deployment's pod template: the controller's own (with ``storageUris``), then the pod webhook inlined."""
     notes: list[str] = []
     template = pod_template(component)
     if component.spec.storage_uris:
-        from .render.pod_webhook import apply_storage_uris
-
         uris = [u.model_dump(by_alias=True) for u in component.spec.storage_uris]
-        spec, more = apply_storage_uris(template["spec"], uris, annotations=component.annotations, namespace=component.namespace, config=config, cluster=cluster)
+        model = getattr(component.spec, "model", None)
+        storage = model.storage.model_dump(by_alias=True, exclude_none=True) if model is not None and model.storage else None
+        spec, more = apply_storage_uris(
+            template["spec"],
+            uris,
+            annotations=component.annotations,
+            namespace=component.namespace,
+            config=config,
+            cluster=cluster,
+            storage_container_name=getattr(component.spec, "storage_container_name", None),
+            storage_spec=storage,
+        )
         template = {**template, "spec": spec}
         notes += more
-    template, more = inject_pod(template, namespace=component.namespace, config=config, cluster=cluster)
+    template, more = inject_pod(template, namespace=component.namespace, config=config, cluster=cluster, isvc=isvc)
     notes += more
     return template, notes
 
