@@ -117,6 +117,31 @@ def status(
     _run(body)
 
 
+@app.command()
+def validate(
+    files: List[str] = typer.Argument(..., help="Files, directories, or - for stdin."),
+    config: Optional[str] = typer.Option(None, "--config", help="The inferenceservice-config ConfigMap to use."),
+    kube_version: str = typer.Option("1.32", "--kube-version", help="Kubernetes version whose schemas check core kinds."),
+    error_format: ErrorFormat = typer.Option(ErrorFormat.text, "--error-format", help="text, json or github."),
+) -> None:
+    """Check inputs with KServe's admission rules, render them, and check every object against offline schemas."""
+
+    def body() -> None:
+        from kserve_compile.errors import CompileError, UsageError
+        from kserve_compile.validate import validate_paths
+
+        try:
+            report = validate_paths(files, config, kube_version)
+        except ValueError as exc:  # an unknown --kube-version
+            raise UsageError(str(exc)) from None
+        if not report.ok:
+            raise CompileError(report.problems)
+        _report(report.problems, error_format)
+        sys.stdout.write(f"valid: {report.inputs} input documents, {report.objects} rendered objects (Kubernetes {kube_version} schemas)\n")
+
+    _run(body, error_format)
+
+
 def _register_extras() -> None:
     from kserve_compile.apply.cli import register
 
