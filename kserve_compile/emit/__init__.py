@@ -1,0 +1,21 @@
+"""Emission: rendered objects → deterministic YAML, JSON, or a directory of files.
+
+The caller orders objects with :func:`sort_objects` first; every emitter writes mapping keys
+sorted and lists in their order, and nothing it writes depends on time.
+"""
+
+from kserve_compile.emit.json_text import dump_json
+from kserve_compile.emit.order import APPLY_FIRST, object_ref, sort_objects
+from kserve_compile.emit.outdir import OUTPUT_DIR_MARKER, object_file_name, write_output_dir
+from kserve_compile.emit.yaml_text import dump_yaml
+
+__all__ = [
+    "APPLY_FIRST",
+    "OUTPUT_DIR_MARKER",
+    "dump_json",
+    "dump_yaml",
+    "object_file_name",
+    "object_ref",
+    "sort_objects",
+    "write_output_dir",
+]

@@ -1,0 +1,251 @@
+r"""Block-style YAML that kubectl (YAML 1.1) and YAML 1.2 readers load back unchanged.
+
+Choices (kubectl-compatible):
+
+* A multi-document stream in which **every** document, the first included, starts with a ``---``
+  line, so outputs concatenate safely (as ``helm template`` output does); no objects give "".
+* Mapping keys sorted, lists in their order; 2-space indent; a sequence under a key is not
+  indented (``key:\n- item``, as kubectl writes it); ``{}``/``[]`` for empty collections; no line
+  is ever folded.
+* A string is written plain only when no YAML 1.1 reader (kubectl's go-yaml v2, PyYAML) or
+  YAML 1.2 reader (ruamel, kyaml) could read it as anything else; otherwise it is double-quoted
+  with JSON escapes (plus ``\uXXXX`` for characters YAML 1.1 treats as line breaks). A
+  multi-line string is a literal block (``|``/``|-``) when that reads back exactly, else quoted.
+
+The emitter walks plain dicts and lists directly and renders each distinct string once per call
+(a cache), which is what makes it faster than libyaml for the objects we produce.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from json.encoder import encode_basestring  # C: '"' + JSON-escaped text + '"', non-ASCII kept
+
+from kserve_compile.emit.order import check_tree, object_ref
+
+# Characters a YAML 1.1 reader treats as line breaks or rejects, plus DEL/C1 controls, BOM and
+# surrogates: always escaped, never written raw.
+_NASTY_CHARS = "\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff"
+_NASTY = re.compile(f"[{_NASTY_CHARS}]")
+# ASCII-only, starting with a character that is no YAML indicator (a '-' only before a letter,
+# '_' or '-'); the remaining hazards (': ', ' #', trailing ':' or space, '---'/'...') are checked
+# separately. Anything non-ASCII is quoted.
+_PLAIN_SYNTAX = re.compile(r"(?:[A-Za-z0-9_./$(+]|-[A-Za-z_-])[ -~]*\Z")
+# Starts like a number, date, time, .inf/.nan, [+-]inf: quoted, except Kubernetes quantities and
+# durations such as 500m, 2Gi, 1.5Gi, 30s (no resolver reads digits followed by letters only;
+# a leading "0" + letter (0x1F, 0o17, 0b1) is excluded).
+_NUMBERISH = re.compile(r"[-+]?(?:[.0-9]|inf|nan)", re.IGNORECASE)
+_QUANTITY = re.compile(r"(?:[1-9][0-9]*(?:\.[0-9]+)?|0\.[0-9]+)[A-Za-z]+\Z")
+# Bool, null and special-float words of YAML 1.1 (incl. y/n) and 1.2, compared lower-cased.
+_WORDS = frozenset("y n yes no on off true false null ~ nan inf infinity".split())
+# A literal block scalar is used only when it reads back exactly: starts with a visible
+# character, no tabs/controls, no trailing spaces on any line, at most one final newline.
+_LITERAL_SYNTAX = re.compile(f"[^\\s\\x00-\\x1f{_NASTY_CHARS}][^\\x00-\\x09\\x0b-\\x1f{_NASTY_CHARS}]*\\Z")
+_LITERAL = object()  # cache marker: "write as a literal block"
+_MAX_SIMPLE_KEY = 1000  # YAML readers refuse implicit keys over 1024 characters (bytes, in some)
+
+
+def _escape_nasty(match: re.Match[str]) -> str:
+    return "\\u%04x" % ord(match.group())
+
+
+def _quoted(s: str) -> str:
+    q = encode_basestring(s)
+    return _NASTY.sub(_escape_nasty, q) if _NASTY.search(q) else q
+
+
+def _is_plain(s: str) -> bool:
+    if not _PLAIN_SYNTAX.match(s):
+        return False
+    if ": " in s or " #" in s or s[-1] in " :" or s.startswith(("---", "...")):
+        return False
+    if s.lower() in _WORDS:
+        return False
+    return not _NUMBERISH.match(s) or bool(_QUANTITY.match(s))
+
+
+def _scalar(s: str, cache: dict) -> object:
+    """Rendered form of a string value (or :data:`_LITERAL`), remembered per distinct string."""
+    if _is_plain(s):
+        out: object = s
+    elif "\n" in s and _LITERAL_SYNTAX.match(s) and " \n" not in s and not s.endswith((" ", "\n\n")):
+        out = _LITERAL
+    else:
+        out = _quoted(s)
+    cache[s] = out
+    return out
+
+
+def _key(k: object, cache: dict) -> str:
+    if type(k) is not str:
+        if not isinstance(k, str):
+            raise _Bad(k, "mapping key is not a string")
+        k = str.__str__(k)
+    out = k if _is_plain(k) else _quoted(k)
+    if len(out) > 200 and len(out.encode("utf-8", "surrogatepass")) > _MAX_SIMPLE_KEY:
+        out = "? " + out + "\n"  # explicit key; the value line then starts with ':'
+    cache[k] = out
+    return out
+
+
+def _literal(s: str, indent: str) -> str:
+    head, body = ("|\n", s[:-1]) if s.endswith("\n") else ("|-\n", s)
+    return head + "".join(f"{indent}{line}\n" if line else "\n" for line in body.split("\n"))
+
+
+def _float(v: float) -> str:
+    if not math.isfinite(v):
+        raise _Bad(v, "not a finite number")
+    r = repr(v)
+    if "e" in r:  # YAML 1.1 wants a '.' in the mantissa and a signed exponent: 1.0e-05
+        mantissa, exponent = r.split("e")
+        r = (mantissa if "." in mantissa else mantissa + ".0") + "e" + exponent
+    return r
+
+
+class _Bad(Exception):
+    def __init__(self, value: object, why: str) -> None:
+        super().__init__(why)
+        self.value, self.why = value, why
+
+
+def _value(v: object, indent: str, cache: dict) -> str:
+    """Inline form of a non-string scalar, or of an empty collection (slow path, subclasses)."""
+    if v is None:
+        return "null"
+    t = type(v)
+    if t is bool:
+        return "true" if v else "false"
+    if t is int:
+        return str(v)
+    if t is float:
+        return _float(v)
+    if isinstance(v, str):  # str subclass (e.g. a str Enum): its text, not its str()
+        s = str.__str__(v)
+        r = cache.get(s) or _scalar(s, cache)
+        return _literal(s, indent)[:-1] if r is _LITERAL else r  # type: ignore[return-value]
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return int.__repr__(v)
+    if isinstance(v, float):
+        return _float(float(v))
+    raise _Bad(v, f"cannot write a value of type {t.__name__}")
+
+
+def _mapping(d: Mapping, indent: str, first: str, out: list[str], vc: dict, kc: dict) -> None:
+    """Emit the entries of a non-empty mapping; ``first`` replaces ``indent`` on the first line."""
+    app = out.append
+    pre = first
+    inner = indent + "  "
+    for k in sorted(d):
+        v = d[k]
+        ks = kc.get(k) or _key(k, kc)
+        if ks[0] == "?":  # explicit long key
+            app(pre + ks)
+            pre, ks = indent, ""
+        t = type(v)
+        if t is str:
+            s = vc.get(v) or _scalar(v, vc)
+            if s is _LITERAL:
+                app(f"{pre}{ks}: {_literal(v, inner)}")
+            else:
+                app(f"{pre}{ks}: {s}\n")
+        elif t is dict or t is list:
+            if not v:
+                app(f"{pre}{ks}: {'{}' if t is dict else '[]'}\n")
+            elif t is dict:
+                app(f"{pre}{ks}:\n")
+                _mapping(v, inner, inner, out, vc, kc)
+            else:
+                app(f"{pre}{ks}:\n")
+                _sequence(v, indent, out, vc, kc)
+        elif t is int:
+            app(f"{pre}{ks}: {v}\n")
+        elif t is bool or t is float or v is None:
+            app(f"{pre}{ks}: {_value(v, inner, vc)}\n")
+        elif isinstance(v, Mapping) and v:
+            app(f"{pre}{ks}:\n")
+            _mapping(v, inner, inner, out, vc, kc)
+        elif isinstance(v, (list, tuple)) and v:
+            app(f"{pre}{ks}:\n")
+            _sequence(v, indent, out, vc, kc)
+        elif isinstance(v, Mapping):
+            app(f"{pre}{ks}: {{}}\n")
+        elif isinstance(v, (list, tuple)):
+            app(f"{pre}{ks}: []\n")
+        else:
+            app(f"{pre}{ks}: {_value(v, inner, vc)}\n")
+        pre = indent
+
+
+def _sequence(items: list | tuple, indent: str, out: list[str], vc: dict, kc: dict) -> None:
+    app = out.append
+    dash = indent + "- "
+    inner = indent + "  "
+    for v in items:
+        t = type(v)
+        if t is str:
+            s = vc.get(v) or _scalar(v, vc)
+            app(f"{dash}{_literal(v, inner)}" if s is _LITERAL else f"{dash}{s}\n")
+        elif (t is dict or isinstance(v, Mapping)) and v:
+            _mapping(v, inner, dash, out, vc, kc)
+        elif (t is list or isinstance(v, (list, tuple))) and v:
+            # A nested sequence starts on the dash line: "- - a".
+            start = len(out)
+            _sequence(v, inner, out, vc, kc)
+            out[start] = dash + out[start][len(inner):]
+        elif t is dict or isinstance(v, Mapping):
+            app(dash + "{}\n")
+        elif isinstance(v, (list, tuple)):
+            app(dash + "[]\n")
+        else:
+            app(f"{dash}{_value(v, inner, vc)}\n")
+
+
+def _document(obj: Mapping, out: list[str], vc: dict, kc: dict) -> None:
+    if not isinstance(obj, Mapping):
+        raise _Bad(obj, f"a document must be a mapping, not {type(obj).__name__}")
+    if obj:
+        _mapping(obj, "", "", out, vc, kc)
+    else:
+        out.append("{}\n")
+
+
+def dump_yaml(objs: Iterable[dict]) -> str:
+    """A multi-document YAML stream: each object as one document preceded by ``---``."""
+    out: list[str] = []
+    vc: dict = {}  # string value -> rendered form (or _LITERAL)
+    kc: dict = {}  # mapping key -> rendered form
+    for obj in objs:
+        out.append("---\n")
+        try:
+            _document(obj, out, vc, kc)
+        except (_Bad, TypeError, RecursionError) as exc:
+            raise _located(obj, exc) from None
+    return "".join(out)
+
+
+def yaml_document(obj: Mapping) -> str:
+    """One mapping as YAML without a ``---`` line (used for kustomization.yaml)."""
+    out: list[str] = []
+    try:
+        _document(obj, out, {}, {})
+    except (_Bad, TypeError, RecursionError) as exc:
+        raise _located(obj, exc) from None
+    return "".join(out)
+
+
+def _located(obj: object, exc: BaseException) -> Exception:
+    """Turn an emitter failure into an error naming the object and the field path."""
+    ref = object_ref(obj)
+    try:
+        check_tree(obj, ref)
+    except (TypeError, ValueError) as located:
+        return located
+    except RecursionError:
+        return ValueError(f"{ref}: nested too deeply (or contains itself)")
+    why = exc.why if isinstance(exc, _Bad) else str(exc)
+    return TypeError(f"{ref}: {why}")
