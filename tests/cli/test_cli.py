@@ -143,3 +143,37 @@ def test_status_reports_standard_mode_urls():
     [row] = json.loads(result.stdout)
     assert row["url"] == "http://sklearn-iris-default.example.com"
     assert row["address"]["url"] == "http://sklearn-iris-predictor.default.svc.cluster.local"
+
+
+def test_validate_accepts_the_example_and_checks_rendered_objects():
+    result = run("validate", str(EXAMPLE))
+    assert result.returncode == 0, result.stderr
+    assert "valid: 1 input documents, 4 rendered objects" in result.stdout
+
+
+def test_validate_rejects_a_wrong_type_with_its_location(tmp_path: Path):
+    bad = tmp_path / "ports.yaml"
+    bad.write_text(
+        EXAMPLE.read_text().replace(
+            "      storageUri: gs://kfserving-examples/models/sklearn/1.0/model\n",
+            "      storageUri: gs://kfserving-examples/models/sklearn/1.0/model\n      ports: 8080\n",
+        )
+    )
+    result = run("validate", str(bad))
+    assert result.returncode == 1
+    assert f"{bad}:15:7: InferenceService/sklearn-iris: spec.predictor.model.ports:" in result.stderr
+
+
+def test_validate_unknown_kube_version_is_a_usage_error():
+    result = run("validate", str(EXAMPLE), "--kube-version", "0.1")
+    assert result.returncode == 2
+
+
+def test_status_of_a_knative_isvc_uses_the_knative_urls(tmp_path: Path):
+    isvc = tmp_path / "kn.yaml"
+    isvc.write_text(EXAMPLE.read_text().replace("    serving.kserve.io/deploymentMode: Standard\n", ""))
+    result = run("status", str(isvc), "-o", "json")
+    assert result.returncode == 0, result.stderr
+    [row] = json.loads(result.stdout)
+    assert row["deploymentMode"] == "Knative"
+    assert row["address"]["url"] == "http://sklearn-iris.default.svc.cluster.local"
