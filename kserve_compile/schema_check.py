@@ -263,14 +263,22 @@ def _describe(error: Any) -> list[tuple[str, str]]:
     if error.validator == "required" and isinstance(error.instance, dict):
         missing = [r for r in error.validator_value if r not in error.instance]
         return [(_join([*path, r]), f"required field {r!r} is missing") for r in missing]
+    if error.validator == "type":
+        return [(_join(path), _type_message(error.instance, [error.validator_value]))]
     if error.validator in ("oneOf", "anyOf") and error.context:
         types = [c.validator_value for c in error.context if c.validator == "type"]
         if len(types) == len(error.context):
-            names = sorted({t for ts in types for t in ([ts] if isinstance(ts, str) else ts)} - {"null"})
-            return [(_join(path), f"{error.instance!r} is not of type {' or '.join(names)}")]
+            return [(_join(path), _type_message(error.instance, types))]
         from jsonschema.exceptions import best_match
 
-        inner = best_match(error.context)
-        if inner is not None and len(inner.absolute_path) > len(error.absolute_path):
+        # The branches whose type fits the value say what is wrong with it.
+        inner = best_match(c for c in error.context if c.validator != "type")
+        if inner is not None:
             return _describe(inner)
     return [(_join(path), error.message)]
+
+
+def _type_message(instance: Any, types: list[Any]) -> str:
+    # The bundled core schemas allow null nearly everywhere; naming it only adds noise.
+    names = sorted({t for ts in types for t in ([ts] if isinstance(ts, str) else ts)} - {"null"})
+    return f"{instance!r} is not of type {' or '.join(names)}"
