@@ -409,7 +409,7 @@ def _art_container(isvc: InferenceService, config: KServeConfig, predictor_host:
     args = ["--model_name", isvc.metadata.name, "--http_port", str(C.DEFAULT_HTTP_PORT)]
     if not any(a == "--predictor_host" or a.startswith("--predictor_host") for a in user_args):
         args += ["--predictor_host", predictor_host]
-    if explainer.container_concurrency is not None:
+    if explainer.container_concurrency is not None and not any(a.startswith("--workers") for a in user_args):
         args += ["--workers", str(explainer.container_concurrency)]
     if art.storage_uri:
         args += ["--storage_uri", C.DEFAULT_MODEL_DIR]

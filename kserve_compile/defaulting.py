@@ -62,8 +62,8 @@ def default_isvc(isvc: InferenceService, config: KServeConfig) -> InferenceServi
     return _update(isvc, metadata=new_meta, spec=new_spec)
 
 
-def _update(model: Any, **changes: Any) -> Any:
-    return model.model_copy(update=changes)
+def _update(obj: Any, /, **changes: Any) -> Any:
+    return obj.model_copy(update=changes)
 
 
 def _framework_to_model(predictor: PredictorSpec) -> PredictorSpec:

@@ -3,7 +3,7 @@
 KServe merges a ServingRuntime's container with the InferenceService's (``MergeContainerWithPatch``) and the
 runtime's pod-level fields with the predictor's PodSpec (``MergePodSpec``) through ``strategicpatch``. The patch
 strategy of each list comes from the Kubernetes API types; the table below is that data. Lists without a merge key
-are replaced; maps merge per key; ``null`` deletes; new list elements are appended after the existing ones.
+are replaced; maps merge per key; ``null`` deletes; merged lists are ordered as strategicpatch orders them.
 """
 
 from __future__ import annotations
@@ -54,18 +54,55 @@ def _merge_map(base: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
 
 
 def _merge_list(base: list[Any], patch: list[Any], merge_key: str, nested: dict[str, str]) -> list[Any]:
-    out = [copy.deepcopy(item) for item in base]
-    index = {item.get(merge_key): i for i, item in enumerate(out) if isinstance(item, dict)}
-    for item in patch:
-        if not isinstance(item, dict):
-            out.append(copy.deepcopy(item))
-            continue
-        at = index.get(item.get(merge_key))
-        if at is None:
-            index[item.get(merge_key)] = len(out)
-            out.append(copy.deepcopy(item))
+    """Merge by key, then order as ``strategicpatch`` does (``normalizeElementOrder`` / ``mergeSortedSlice``).
+
+    Patch items keep the patch's order, items only in the base keep the base's order, and the two runs are
+    interleaved: a base-only item goes before a patch item only when both exist in the base and it comes first
+    there. So a new patch item lands before the base items that follow it, e.g. base [a, b] + patch [c, b] gives
+    [c, a, b] (KServe's imagePullSecrets test: isvc secrets first, then runtime-only ones).
+    """
+    keyed_patch = [item for item in patch if isinstance(item, dict)]
+    base_index = {item.get(merge_key): i for i, item in enumerate(base) if isinstance(item, dict)}
+    merged_by_key: dict[Any, Any] = {}
+    for item in keyed_patch:
+        key = item.get(merge_key)
+        earlier = merged_by_key.get(key)
+        if earlier is not None:
+            merged_by_key[key] = strategic_merge(earlier, item, nested)
+        elif key in base_index:
+            merged_by_key[key] = strategic_merge(base[base_index[key]], item, nested)
         else:
-            out[at] = strategic_merge(out[at], item, nested)
+            merged_by_key[key] = copy.deepcopy(item)
+    patch_items: list[Any] = []
+    seen: set[Any] = set()
+    for item in keyed_patch:
+        key = item.get(merge_key)
+        if key not in seen:
+            seen.add(key)
+            patch_items.append(merged_by_key[key])
+    server_only = [copy.deepcopy(item) for item in base if not (isinstance(item, dict) and item.get(merge_key) in seen)]
+
+    def position(item: Any) -> int:
+        return base_index.get(item.get(merge_key), -1) if isinstance(item, dict) else -1
+
+    out: list[Any] = []
+    i = j = 0
+    while i < len(server_only) or j < len(patch_items):
+        if j >= len(patch_items):
+            out.append(server_only[i])
+            i += 1
+        elif i >= len(server_only):
+            out.append(patch_items[j])
+            j += 1
+        else:
+            left, right = position(server_only[i]), position(patch_items[j])
+            if left >= 0 and right >= 0 and left < right:
+                out.append(server_only[i])
+                i += 1
+            else:
+                out.append(patch_items[j])
+                j += 1
+    out += [copy.deepcopy(item) for item in patch if not isinstance(item, dict)]
     return out
 
 

@@ -97,17 +97,23 @@ def select_runtime(
     namespaced = sorted((r for r in runtimes if not r.is_cluster and r.metadata.namespace == namespace), key=_sort_key)
     cluster = sorted((r for r in runtimes if r.is_cluster), key=_sort_key)
     protocol = model_protocol(model)
-    candidates = [
-        r
-        for r in namespaced + cluster
-        if not r.spec.disabled
-        and not r.spec.multi_model
-        and supports_model(r.spec, model, explicit=False)
-        and supports_protocol(r.spec, protocol)
-        and (r.spec.worker_spec is not None) == multi_node
-    ]
-    # stable: a runtime with a priority for the format beats one without; higher beats lower
-    candidates.sort(key=lambda r: _neg_priority(_priority(r.spec, model.model_format.name)))
+
+    def eligible(listed: list[ServingRuntime]) -> list[ServingRuntime]:
+        out = [
+            r
+            for r in listed
+            if not r.spec.disabled
+            and not r.spec.multi_model
+            and supports_model(r.spec, model, explicit=False)
+            and supports_protocol(r.spec, protocol)
+            and (r.spec.worker_spec is not None) == multi_node
+        ]
+        # stable: a runtime with a priority for the format beats one without; higher beats lower
+        out.sort(key=lambda r: _neg_priority(_priority(r.spec, model.model_format.name)))
+        return out
+
+    # each list is priority-sorted on its own, so every namespaced runtime precedes every cluster one
+    candidates = eligible(namespaced) + eligible(cluster)
     if not candidates:
         version = f'"{model.model_format.version}"' if model.model_format.version else "<nil>"
         raise InputError(

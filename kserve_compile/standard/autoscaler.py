@@ -9,6 +9,7 @@ from ..components import Component
 from ..config import KServeConfig
 from ..errors import InputError
 from ..models import ComponentExtension, MetricQuantityTarget
+from ..render.quantities import canonical_quantity
 
 
 def autoscaler(component: Component, labels: dict[str, str], config: KServeConfig) -> list[dict[str, Any]]:
@@ -36,7 +37,7 @@ def hpa(component: Component, labels: dict[str, str], config: KServeConfig) -> d
         "maxReplicas": max_replicas,
         "behavior": {},
     }
-    metrics = hpa_metrics(ext)
+    metrics = hpa_metrics(ext, component)
     if metrics:
         spec["metrics"] = metrics
     return {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": _meta(component, labels), "spec": spec}
@@ -46,7 +47,7 @@ def _resource_metric(name: str, target: dict[str, Any]) -> dict[str, Any]:
     return {"type": "Resource", "resource": {"name": name, "target": target}}
 
 
-def hpa_metrics(ext: ComponentExtension) -> list[dict[str, Any]]:
+def hpa_metrics(ext: ComponentExtension, component: Component) -> list[dict[str, Any]]:
     if ext.auto_scaling is not None:
         out = []
         for metric in ext.auto_scaling.metrics or []:
@@ -66,7 +67,11 @@ def hpa_metrics(ext: ComponentExtension) -> list[dict[str, Any]]:
                 elif target.type == "AverageValue":
                     memory_target = {"type": "AverageValue"}
                     if target.average_value is not None:
-                        memory_target["averageValue"] = target.average_value
+                        # the HPA carries a resource.Quantity, which serializes canonically ("1024Mi" → "1Gi")
+                        try:
+                            memory_target["averageValue"] = canonical_quantity(target.average_value)
+                        except ValueError as exc:
+                            raise InputError(str(exc), f"spec.{component.kind}.autoScaling.metrics") from None
                 out.append(_resource_metric("memory", memory_target))
         return out
     metric = ext.scale_metric or "cpu"
