@@ -2,6 +2,12 @@
 
 The caller orders objects with :func:`sort_objects` first; every emitter writes mapping keys
 sorted and lists in their order, and nothing it writes depends on time.
+
+``dump_yaml`` starts every document (the first too) with a ``---`` line, as ``helm template``
+does, so streams concatenate safely and ``kubectl apply -f -`` takes them as they are.
+``dump_json`` prints one object as itself and several as a ``v1`` ``List``, like
+``kubectl get -o json``. ``write_output_dir`` writes ``NNN-kind-namespace-name.yaml`` files and
+a ``kustomization.yaml`` (with ``sortOptions: {order: fifo}`` so kustomize keeps our order).
 """
 
 from kserve_compile.emit.json_text import dump_json
