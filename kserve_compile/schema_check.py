@@ -53,7 +53,8 @@ class SchemaIssue:
 def check_object(obj: dict, kube_version: str = DEFAULT_KUBE_VERSION) -> list[SchemaIssue]:
     """Every schema violation of one object; an empty list when it is valid.
 
-    Raises ``ValueError`` for a ``kube_version`` the bundled schemas do not cover.
+    Raises ``ValueError`` for a ``kube_version`` the bundled schemas do not cover, and
+    ``SchemaCheckUnavailable`` when the ``validate`` extra is not installed.
     """
     if not isinstance(obj, dict):
         return [SchemaIssue("", "", "", f"expected a mapping, got {type(obj).__name__}")]
@@ -95,8 +96,18 @@ def known_kinds() -> list[tuple[str, str]]:
 # --- versions ---------------------------------------------------------------------------------
 
 
+class SchemaCheckUnavailable(RuntimeError):
+    """The optional schema packages (the ``validate`` extra) are not installed."""
+
+
 def _k8s_schema_root() -> Path:
-    import kubernetes_validate
+    try:
+        import jsonschema  # noqa: F401
+        import kubernetes_validate
+    except ImportError as exc:
+        raise SchemaCheckUnavailable(
+            f"schema validation needs the 'validate' extra (pip install 'kserve-compile[validate]'): {exc}"
+        ) from exc
 
     return Path(kubernetes_validate.__file__).parent / "kubernetes-json-schema"
 
@@ -200,9 +211,11 @@ def _core_schema(version: tuple[int, int], api_version: str, kind: str) -> dict 
     # Only Kubernetes' own groups; a CRD group never borrows a core schema by name.
     if group and "." in group and not group.endswith(".k8s.io"):
         return None
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*", kind) or not re.fullmatch(r"v\d+[a-z0-9]*", ver):
+        return None
     prefix = group.split(".")[0] + "-" if group else ""
     path = _version_dir(version) / f"{kind.lower()}-{prefix}{ver}.json"
-    if not re.fullmatch(r"[a-z0-9.-]+\.json", path.name) or not path.is_file():
+    if not path.is_file():
         return None
     doc = json.loads(path.read_text())
     # The bundled files say "/api/_definitions.json"; give them a base so that resolves.
