@@ -278,3 +278,12 @@ KNATIVE_KPA_CLASS = "kpa.autoscaling.knative.dev"
 DEFAULT_MIN_REPLICAS = 1
 TRAFFIC_TAG_LATEST = "latest"
 TRAFFIC_TAG_PREV = "prev"
+
+# --- graph (helper) ---------------------------------------------------------------------------
+# Values from KServe's pkg/constants/constants.go, pkg/agent/storage/provider.go and pkg/modelconfig.
+ROUTER_PORT = 8080
+ROUTER_READINESS_PATH = "/readyz"
+ENV_ROUTER_PROPAGATE_HEADERS = "PROPAGATE_HEADERS"
+MODEL_CONFIG_FILE = "models.json"
+# Storage URI prefixes a TrainedModel may use (the multi-model agent's downloaders), in KServe's order.
+TRAINED_MODEL_STORAGE_PREFIXES = ("s3://", "gs://", "https://", "http://")
