@@ -21,7 +21,7 @@ from .errors import CompileError, Problem, UsageError
 YAML_SUFFIXES = (".yaml", ".yml", ".json")
 MAX_INPUT_BYTES = 64 * 1024 * 1024
 MAX_DEPTH = 200
-MAX_NODES = 2_000_000
+MAX_NODES = 1_000_000
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -152,6 +152,8 @@ def parse_paths(paths: Iterable[str]) -> list[Document]:
             problems.extend(exc.problems)
     if problems:
         raise CompileError(problems)
+    if not documents:
+        raise CompileError([Problem("no Kubernetes objects in the input (empty files or only comments)", file=", ".join(expand_paths(paths)) or "<input>")])
     return documents
 
 
@@ -182,14 +184,19 @@ def parse_text(text: str, file: str) -> list[Document]:
         mark = exc.problem_mark or exc.context_mark
         message = " ".join(str(p) for p in (exc.context, exc.problem) if p) or str(exc)
         line, col = (mark.line + 1, mark.column + 1) if mark else (0, 0)
-        if "\t" in message or "found character '\\t'" in message:
-            message += " (YAML does not allow tabs for indentation)"
+        if mark is not None and _char_at(text, mark.line, mark.column) == "\t":
+            message += " (a tab: YAML does not allow tabs for indentation)"
         raise CompileError([Problem(f"invalid YAML: {message}", file=file, line=line, col=col)]) from None
     except yaml.YAMLError as exc:
         raise CompileError([Problem(f"invalid YAML: {exc}", file=file)]) from None
     finally:
         loader.dispose()
     return docs
+
+
+def _char_at(text: str, line: int, column: int) -> str:
+    lines = text.splitlines()
+    return lines[line][column] if line < len(lines) and column < len(lines[line]) else ""
 
 
 class _Builder:
