@@ -40,7 +40,7 @@ CASES = [
     # InferenceService: predictor, inlined PodSpec and Container, component extension, canary
     (ISVC, "spec.predictor.minReplicas", "two", None, TYPE),
     (ISVC, "spec.predictor.replicas", 3, None, UNKNOWN),
-    (ISVC, "spec.predictor.model.modelFormat", DEL, None, REQUIRED),
+    (ISVC, "spec.predictor.model.modelFormat.name", DEL, None, REQUIRED),
     (ISVC, "spec.predictor.scaleMetric", "gpu", None, ENUM),
     (ISVC, "spec.predictor.logger.mode", "everything", None, ENUM),
     (ISVC, "spec.predictor.autoScaling.metrics[0].resource.name", "gpu", None, ENUM),
@@ -62,7 +62,7 @@ CASES = [
     (ISVC_CUSTOM, "spec.predictor.volumes[0].emptyDir.size", "1Gi", None, UNKNOWN),
     (ISVC_PIPE, "spec.transformer.containerConcurrency", "4", None, TYPE),
     (ISVC_PIPE, "spec.transformer.model", {}, None, UNKNOWN),
-    (ISVC_PIPE, "spec.explainer.art.type", DEL, None, REQUIRED),
+    (ISVC_PIPE, "spec.explainer.art.config.nb_classes", 10, None, TYPE),
     (ISVC_PIPE, "spec.predictor.storageUris[0].uri", DEL, None, REQUIRED),
     (ISVC_PIPE, "spec.predictor.storageUris[0].mountPath", "mnt", None, "does not match"),
     # ServingRuntime / ClusterServingRuntime
