@@ -210,3 +210,14 @@ def test_shipped_runtime_and_storage_data_pass(path: Path) -> None:
     assert objs
     for obj in objs:
         assert check_object(obj) == [], fixture_id(obj)
+
+
+def test_every_golden_object_passes() -> None:
+    files = sorted((REPO / "golden").rglob("*.yaml"))
+    assert files
+    issues = []
+    for path in files:
+        for obj in yaml.safe_load_all(path.read_text()):
+            if isinstance(obj, dict):
+                issues.extend(f"{path.relative_to(REPO)}: {i}" for i in check_object(obj))
+    assert issues == []
