@@ -32,6 +32,10 @@ class InferRequest:
         self.binary = binary
 
 
+def error_body(message: str) -> bytes:
+    return orjson.dumps({"error": message})
+
+
 # --- shared checks ------------------------------------------------------------------------------
 def check_input(model: OnnxModel, name: object, datatype: object, shape: object) -> tuple[TensorSpec, tuple[int, ...], int]:
     """Validate one input's header against the model; returns (spec, shape, element count)."""
@@ -41,14 +45,17 @@ def check_input(model: OnnxModel, name: object, datatype: object, shape: object)
     if datatype != spec.datatype:
         raise InvalidInput(f"input {name!r}: datatype {datatype!r} does not match the model's {spec.datatype}")
     if type(shape) is not tuple:
-        if type(shape) is not list or not all(type(d) is int for d in shape):
+        if type(shape) is not list:
             raise InvalidInput(f"input {name!r}: shape must be a list of non-negative integers, got {shape!r}")
         shape = tuple(shape)
-    if any(d < 0 for d in shape):
-        raise InvalidInput(f"input {name!r}: shape must be a list of non-negative integers, got {list(shape)}")
     expected = spec.shape
-    if len(shape) != len(expected) or any(e >= 0 and e != d for e, d in zip(expected, shape)):
+    if len(shape) != len(expected):
         raise InvalidInput(f"input {name!r}: shape {list(shape)} does not match the model's {list(expected)}")
+    for dim, want in zip(shape, expected):
+        if type(dim) is not int or dim < 0:
+            raise InvalidInput(f"input {name!r}: shape must be a list of non-negative integers, got {list(shape)}")
+        if want >= 0 and want != dim:
+            raise InvalidInput(f"input {name!r}: shape {list(shape)} does not match the model's {list(expected)}")
     return spec, shape, math.prod(shape)
 
 

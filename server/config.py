@@ -24,6 +24,7 @@ class Options:
     enable_grpc: bool = True
     workers: int = 1
     max_threads: int = 4
+    inline_inference_us: float = 50.0
     max_asyncio_workers: int | None = None
     device: str = "auto"
     intra_op_threads: int = 1
@@ -89,6 +90,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add(p, "--enable_grpc", type=strtobool, default=d.enable_grpc)
     _add(p, "--workers", type=_positive, default=d.workers, help="HTTP worker processes (each loads the models)")
     _add(p, "--max_threads", type=_positive, default=d.max_threads, help="inference threads per process")
+    _add(p, "--inline_inference_us", type=float, default=d.inline_inference_us,
+         help="run a request on the event loop when its predicted inference time is below this (0: never)")
     _add(p, "--max_asyncio_workers", type=int, default=None, help="default executor size (model loading)")
     _add(p, "--device", choices=DEVICES, default=d.device, help="auto: CUDA when a GPU is usable, else CPU")
     _add(p, "--intra_op_threads", type=int, default=d.intra_op_threads, help="ONNX Runtime intra-op threads (0: ORT picks)")

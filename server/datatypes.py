@@ -38,7 +38,9 @@ ONNX_TO_V2: dict[str, str] = {
     "tensor(string)": "BYTES",
 }
 
-_NUMPY_KIND_TO_V2: dict[str, str] = {str(dt): name for name, dt in V2_TO_NUMPY.items() if name != "BYTES"}
+# numpy dtype -> V2 datatype; dtype objects hash and compare by value, so lookups stay cheap.
+_FROM_NUMPY: dict[np.dtype, str] = {dt: name for name, dt in V2_TO_NUMPY.items() if name != "BYTES"}
+_FROM_NUMPY.update({dt.newbyteorder(">"): name for dt, name in list(_FROM_NUMPY.items()) if dt.itemsize > 1})
 
 # gRPC InferTensorContents field holding each datatype in typed (non-raw) form; FP16 has none.
 GRPC_CONTENTS_FIELD: dict[str, str] = {
@@ -59,6 +61,9 @@ GRPC_CONTENTS_FIELD: dict[str, str] = {
 
 def v2_from_numpy(dtype: np.dtype) -> str:
     """The V2 datatype of a numpy array ONNX Runtime returned (object/str arrays are BYTES)."""
+    found = _FROM_NUMPY.get(dtype)
+    if found is not None:
+        return found
     if dtype.kind in "OSU":
         return "BYTES"
-    return _NUMPY_KIND_TO_V2[str(dtype.newbyteorder("<"))] if dtype.byteorder == ">" else _NUMPY_KIND_TO_V2[str(dtype)]
+    raise ValueError(f"numpy dtype {dtype} has no Open Inference Protocol datatype")

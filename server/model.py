@@ -68,6 +68,8 @@ class OnnxModel:
         self._bind_device: str | None = None
         self._metadata: dict[str, object] | None = None
         self.batcher = None  # set by ServerState when dynamic batching is on
+        # Running cost estimate in µs per input element (EWMA); None until the model has run once.
+        self.us_per_element: float | None = None
 
     # --- loading --------------------------------------------------------------------------------
     def load(self) -> None:
@@ -119,10 +121,20 @@ class OnnxModel:
         started = time.perf_counter()
         try:
             self.run(feeds, self.output_names)
+            first = time.perf_counter() - started
+            self.us_per_element = None  # the first run pays one-off allocations: estimate from the second
+            self.run(feeds, self.output_names)
         except InferenceFailed as exc:  # a model may reject all-zero input; serving still works
             logger.warning("model %s: warm-up run failed: %s", self.name, exc)
             return
-        logger.info("model %s: warm-up %.1f ms on %s", self.name, (time.perf_counter() - started) * 1e3, self.providers[0])
+        logger.info("model %s: warm-up %.1f ms on %s", self.name, first * 1e3, self.providers[0])
+
+    def estimate_us(self, feeds: dict[str, np.ndarray]) -> float:
+        """Predicted run time of ``feeds`` in µs (infinite before the first run)."""
+        per_element = self.us_per_element
+        if per_element is None:
+            return float("inf")
+        return per_element * sum(a.size for a in feeds.values())
 
     def unload(self) -> None:
         self.ready = False
@@ -138,15 +150,22 @@ class OnnxModel:
         session = self._session
         if session is None:
             raise InferenceFailed(f"model {self.name} is unloaded")
+        started = time.perf_counter()
         try:
             if self._bind_device is None:
-                return session.run(output_names, feeds)
-            binding = session.io_binding()
-            for name, array in feeds.items():
-                binding.bind_cpu_input(name, np.ascontiguousarray(array))
-            for name in output_names:
-                binding.bind_output(name, self._bind_device)
-            session.run_with_iobinding(binding)
-            return binding.copy_outputs_to_cpu()
+                results = session.run(output_names, feeds)
+            else:
+                binding = session.io_binding()
+                for name, array in feeds.items():
+                    binding.bind_cpu_input(name, np.ascontiguousarray(array))
+                for name in output_names:
+                    binding.bind_output(name, self._bind_device)
+                session.run_with_iobinding(binding)
+                results = binding.copy_outputs_to_cpu()
         except Exception as exc:  # noqa: BLE001 - ORT raises its own Fail/InvalidArgument/RuntimeException types
             raise InferenceFailed(f"inference failed for model {self.name}: {exc}") from exc
+        elements = sum(a.size for a in feeds.values()) or 1
+        sample = (time.perf_counter() - started) * 1e6 / elements
+        previous = self.us_per_element
+        self.us_per_element = sample if previous is None else 0.8 * previous + 0.2 * sample
+        return results

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import time
 from collections.abc import Awaitable, Callable
 
 import orjson
@@ -17,14 +16,15 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+from starlette.types import ASGIApp
 
-from server import codec, metrics
-from server.errors import ModelNotFound, NotImplementedByServer, PayloadTooLarge, ServerError
+from server import codec, hotpath, metrics
+from server.errors import ModelNotFound, NotImplementedByServer, ServerError
+from server.hotpath import Inference
 from server.model import OnnxModel
 from server.state import ServerState
 
 logger = logging.getLogger("server")
-trace = logging.getLogger("server.trace")
 
 JSON = "application/json"
 BINARY = "application/octet-stream"
@@ -56,36 +56,14 @@ def guarded(handler: Handler) -> Handler:
 
 
 async def read_body(request: Request, limit: int) -> bytes:
-    """The whole body, refusing more than ``limit`` bytes (413) before buffering it."""
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise PayloadTooLarge(f"request body of {declared} bytes exceeds the limit of {limit} bytes")
-    receive = request.receive
-    message = await receive()
-    body = message.get("body", b"")
-    if not message.get("more_body", False):
-        if len(body) > limit:
-            raise PayloadTooLarge(f"request body exceeds the limit of {limit} bytes")
-        return body
-    chunks = [body]
-    size = len(body)
-    while message.get("more_body", False):
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            raise ServerError("client disconnected")
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > limit:
-            raise PayloadTooLarge(f"request body exceeds the limit of {limit} bytes")
-        chunks.append(chunk)
-    return b"".join(chunks)
+    return await hotpath.read_body(request.receive, request.headers.get("content-length", "").encode() or None, limit)
 
 
-def build_app(state: ServerState, lifespan: Callable | None = None) -> Starlette:  # type: ignore[type-arg]
+def build_app(state: ServerState, lifespan: Callable | None = None) -> ASGIApp:  # type: ignore[type-arg]
     options = state.options
     repository = state.repository
     limit = options.max_request_size
-    latency_log = options.enable_latency_logging
+    inference = Inference(state)
 
     def versioned(request: Request) -> OnnxModel:
         name = request.path_params["model_name"]
@@ -124,23 +102,13 @@ def build_app(state: ServerState, lifespan: Callable | None = None) -> Starlette
         body, content_type = metrics.exposition(request.headers.get("accept", ""))
         return Response(body, media_type=content_type)
 
-    # --- inference ----------------------------------------------------------------------------
+    # --- inference (the unversioned routes are normally answered by hotpath.FastPath first) -------
     async def v2_infer(request: Request) -> Response:
         model = versioned(request)
         body = await read_body(request, limit)
-        timers = metrics.timers(model.name)
-        started = time.perf_counter()
-        decoded = codec.decode_v2(model, body, request.headers.get(HEADER_LENGTH))
-        decoded_at = time.perf_counter()
-        results = await state.infer(model, decoded.feeds, decoded.outputs)
-        predicted_at = time.perf_counter()
-        payload, json_length = codec.encode_v2(model, decoded, results)
-        done = time.perf_counter()
-        timers.pre.observe(decoded_at - started)
-        timers.predict.observe(predicted_at - decoded_at)
-        timers.post.observe(done - predicted_at)
-        if latency_log:
-            _log_latency(request, started, decoded_at, predicted_at, done)
+        payload, json_length = await inference.v2(
+            model, body, request.headers.get(HEADER_LENGTH), request.headers.get("x-request-id")
+        )
         if json_length is None:
             return Response(payload, media_type=JSON)
         return Response(payload, media_type=BINARY, headers={"Inference-Header-Content-Length": str(json_length)})
@@ -148,20 +116,7 @@ def build_app(state: ServerState, lifespan: Callable | None = None) -> Starlette
     async def v1_predict(request: Request) -> Response:
         model = repository.get(request.path_params["model_name"])
         body = await read_body(request, limit)
-        timers = metrics.timers(model.name)
-        started = time.perf_counter()
-        feeds = codec.decode_v1(model, body)
-        decoded_at = time.perf_counter()
-        results = await state.infer(model, feeds, model.output_names[:1])
-        predicted_at = time.perf_counter()
-        payload = codec.encode_v1(results[0])
-        done = time.perf_counter()
-        timers.pre.observe(decoded_at - started)
-        timers.predict.observe(predicted_at - decoded_at)
-        timers.post.observe(done - predicted_at)
-        if latency_log:
-            _log_latency(request, started, decoded_at, predicted_at, done)
-        return Response(payload, media_type=JSON)
+        return Response(await inference.v1(model, body, request.headers.get("x-request-id")), media_type=JSON)
 
     async def v1_explain(request: Request) -> Response:
         model = repository.get(request.path_params["model_name"])
@@ -217,14 +172,5 @@ def build_app(state: ServerState, lifespan: Callable | None = None) -> Starlette
         assert isinstance(exc, HTTPException)
         return error_response(exc.status_code, exc.detail, dict(exc.headers or {}))
 
-    return Starlette(routes=routes, exception_handlers={HTTPException: http_error}, lifespan=lifespan)
-
-
-def _log_latency(request: Request, started: float, decoded: float, predicted: float, done: float) -> None:
-    trace.info(
-        "requestId: %s, preprocess_ms: %.3f, predict_ms: %.3f, postprocess_ms: %.3f",
-        request.headers.get("x-request-id", "N.A."),
-        (decoded - started) * 1e3,
-        (predicted - decoded) * 1e3,
-        (done - predicted) * 1e3,
-    )
+    app = Starlette(routes=routes, exception_handlers={HTTPException: http_error}, lifespan=lifespan)
+    return hotpath.FastPath(app, state, inference)

@@ -18,6 +18,7 @@ def test_single_model_dir_access_log_and_no_grpc(tmp_path: Path) -> None:
     server_models.mlp(tmp_path / "models" / "model.onnx")
     running = start_server(
         tmp_path / "models", tmp_path / "log", "--enable_grpc", "false", "--access_log_format", "%(m)s %(U)s %(s)s",
+        "--inline_inference_us", "0",  # every run through the inference threads
         model_name="fraud",
     )
     try:

@@ -136,3 +136,17 @@ def test_json_outputs_and_binary_flags(types_model) -> None:  # type: ignore[no-
     assert head["outputs"][1]["parameters"] == {"binary_data_size": 3}
     assert head["outputs"][2]["data"] == ["a", "b", "c"]
     assert payload[json_length:] == bytes([1, 0, 1])
+
+
+def test_cost_estimate_decides_inline_runs(tmp_path: Path) -> None:
+    server_models.mlp(tmp_path / "m" / "model.onnx")
+    repo = ModelRepository(tmp_path / "m", "m", SessionSettings(providers=[CPU], warmup=True))
+    repo.load_all()
+    model = repo.get("m")
+    assert model.us_per_element is not None  # measured by the warm-up
+    small = {"x": np.zeros((1, 4), np.float32)}
+    large = {"x": np.zeros((1000, 4), np.float32)}
+    assert model.estimate_us(large) == pytest.approx(1000 * model.estimate_us(small))
+    cold = ModelRepository(tmp_path / "m", "m", CPU_ONLY)
+    cold.load_all()
+    assert cold.get("m").estimate_us(small) == float("inf")  # unknown cost: never inline
