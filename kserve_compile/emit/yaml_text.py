@@ -33,10 +33,11 @@ _NASTY = re.compile(f"[{_NASTY_CHARS}]")
 # '_' or '-'); the remaining hazards (': ', ' #', trailing ':' or space, '---'/'...') are checked
 # separately. Anything non-ASCII is quoted.
 _PLAIN_SYNTAX = re.compile(r"(?:[A-Za-z0-9_./$(+]|-[A-Za-z_-])[ -~]*\Z")
-# Starts like a number, date, time, .inf/.nan, [+-]inf: quoted, except Kubernetes quantities and
+# Starts like a number, date, time, .inf/.nan, [+-]inf, or a sign and '_' (ruamel's 1.2 int
+# pattern [-+]?[0-9_]+ takes "-_" for a number): quoted, except Kubernetes quantities and
 # durations such as 500m, 2Gi, 1.5Gi, 30s (no resolver reads digits followed by letters only;
 # a leading "0" + letter (0x1F, 0o17, 0b1) is excluded).
-_NUMBERISH = re.compile(r"[-+]?(?:[.0-9]|inf|nan)", re.IGNORECASE)
+_NUMBERISH = re.compile(r"[-+]?(?:[.0-9]|inf|nan)|[-+]_", re.IGNORECASE)
 _QUANTITY = re.compile(r"(?:[1-9][0-9]*(?:\.[0-9]+)?|0\.[0-9]+)[A-Za-z]+\Z")
 # Bool, null and special-float words of YAML 1.1 (incl. y/n) and 1.2, compared lower-cased.
 _WORDS = frozenset("y n yes no on off true false null ~ nan inf infinity".split())

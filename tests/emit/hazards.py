@@ -9,7 +9,7 @@ HAZARDS: list[str] = [
     *"null Null NULL ~ yEs nULL".split(),
     "",
     # numbers: ints, octal, hex, binary, underscores, floats, exponents, specials, sexagesimal
-    *"0 1 -1 +1 007 0755 0o17 0x1F 0X1f -0x1F 0b101 -0b1 1_000 1__0".split(),
+    *"0 1 -1 +1 007 0755 0o17 0x1F 0X1f -0x1F 0b101 -0b1 1_000 1__0 1_ -_ +_ -__ +_1".split(),
     *"0.5 .5 -.5 1. 1e3 1E3 1e-3 1.0e+3 -1.5e3 6.8523015e+5 685_230.15".split(),
     *".inf .Inf -.inf +.inf .nan .NaN NaN nan Inf inf infinity -Infinity".split(),
     *"190:20:30 1:20 12:30 -1:30 1:2:3.5".split(),
@@ -42,6 +42,6 @@ PLAIN: list[str] = [
     "http://x.svc:8080/v1/models/m:predict",
     "/mnt/models", "--model_name=sklearn-iris", "-v", "$(POD_NAME)", "500m", "2Gi", "1.5Gi", "100Mi", "30s",
     "isvc.model-predictor", "a b", "RawDeployment", "_private", "x.y.z", "a,b", "a[0]", "ns/name#frag",
-    "+x", "--", "a\\nb", 'say "hi"', "it's", "C:\\path",
+    "+x", "--", "_", "__", "_1", "_a", "a\\nb", 'say "hi"', "it's", "C:\\path",
     "yes-please", "onboarding", "nullable", "true-ish", "v1", "0.5Gi",
 ]
