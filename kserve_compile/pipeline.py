@@ -28,7 +28,21 @@ from .mode import legacy_warning, resolve_mode
 from .models import InferenceService, ServingRuntime
 from .parse import Document
 from .render.cluster_state import ClusterState
-from .render.ingress import RoutedComponent, RouteInput, standard_ingress
+from .graph import (
+    InferenceGraph,
+    IsvcTarget,
+    TrainedModel,
+    check_trained_models,
+    group_by_isvc,
+    isvc_target,
+    model_config_json,
+    predictor_memory_limit,
+    render_graph,
+    validate_trained_model,
+)
+from .knative import knative_service, revision_template
+from .render.ingress import RoutedComponent, RouteInput, standard_ingress, standard_status
+from .render.knative_ingress import knative_ingress, knative_status
 from .render.pod_webhook import inject_pod
 from .render.storage import apply_storage_uris
 from .standard.autoscaler import autoscaler
@@ -46,6 +60,8 @@ SUPPORTED_KINDS: dict[tuple[str, str], str] = {
     ("v1", "ServiceAccount"): "cluster",
     ("v1", "Secret"): "cluster",
     ("v1", "ConfigMap"): "configmap",
+    (C.V1ALPHA1, C.KIND_IG): "graph",
+    (C.V1ALPHA1, C.KIND_TM): "trained",
 }
 
 
@@ -119,20 +135,21 @@ def _pydantic_message(err: Any) -> str:
 
 
 def classify(docs: Sequence[Document]) -> dict[str, list[Document]]:
-    groups: dict[str, list[Document]] = {"isvc": [], "runtime": [], "cluster": [], "configmap": []}
+    groups: dict[str, list[Document]] = {group: [] for group in set(SUPPORTED_KINDS.values())}
     problems = []
     for doc in docs:
         group = SUPPORTED_KINDS.get((doc.api_version, doc.kind))
         if group is None:
             problems.append(doc.problem(f"unsupported apiVersion/kind {doc.api_version or '<none>'}/{doc.kind or '<none>'}; "
                                         "kserve-compile reads InferenceService (serving.kserve.io/v1beta1), ServingRuntime, "
-                                        "ClusterServingRuntime, ClusterStorageContainer (serving.kserve.io/v1alpha1), "
+                                        "ClusterServingRuntime, ClusterStorageContainer, InferenceGraph, TrainedModel "
+                                        "(serving.kserve.io/v1alpha1), "
                                         "the inferenceservice-config ConfigMap, ServiceAccount and Secret", "kind"))
             continue
         if group == "configmap" and doc.name != C.CONFIGMAP_NAME:
             problems.append(doc.problem(f"the only ConfigMap kserve-compile reads is {C.CONFIGMAP_NAME}", "metadata.name"))
             continue
-        if group in ("isvc", "runtime") and not doc.name:
+        if group in ("isvc", "runtime", "graph", "trained") and not doc.name:
             problems.append(doc.problem("metadata.name is required", "metadata.name"))
             continue
         groups[group].append(doc)
@@ -165,6 +182,8 @@ class Context:
     cluster: ClusterState
     isvcs: list[tuple[InferenceService, Document]]
     problems: list[Problem]
+    graphs: list[tuple[InferenceGraph, Document]] = field(default_factory=list)
+    trained: dict[tuple[str, str], list[TrainedModel]] = field(default_factory=dict)
 
 
 def prepare(docs: Sequence[Document]) -> Context:
@@ -209,7 +228,35 @@ def prepare(docs: Sequence[Document]) -> Context:
             continue
         seen[key] = doc
         isvcs.append((isvc, doc))
-    return Context(config, runtimes, cluster, isvcs, problems)
+    graphs = _typed(groups["graph"], InferenceGraph, problems)
+    trained = _trained_models(_typed(groups["trained"], TrainedModel, problems), seen, problems)
+    return Context(config, runtimes, cluster, isvcs, problems, graphs, trained)
+
+
+def _typed(docs: Sequence[Document], model: type[BaseModel], problems: list[Problem]) -> list[tuple[Any, Document]]:
+    out = []
+    for doc in docs:
+        try:
+            out.append((_model(doc, model), doc))
+        except CompileError as exc:
+            problems.extend(exc.problems)
+    return out
+
+
+def _trained_models(
+    items: Sequence[tuple[TrainedModel, Document]], isvcs: dict[tuple[str, str], Document], problems: list[Problem]
+) -> dict[tuple[str, str], list[TrainedModel]]:
+    """TrainedModels by parent isvc, after KServe's admission rules; an unknown parent is an error."""
+    grouped: dict[tuple[str, str], list[TrainedModel]] = {}
+    for tm, doc in items:
+        try:
+            validate_trained_model(tm)
+            [(key, models)] = group_by_isvc([tm], isvcs.keys()).items()
+        except InputError as exc:
+            problems.append(doc.problem(exc.message, exc.path))
+            continue
+        grouped.setdefault(key, []).extend(models)
+    return grouped
 
 
 def compile_documents(docs: Sequence[Document]) -> Result:
@@ -217,17 +264,26 @@ def compile_documents(docs: Sequence[Document]) -> Result:
     problems = list(ctx.problems)
     objects: list[dict[str, Any]] = []
     warnings: list[Problem] = []
+    targets: dict[tuple[str, str], IsvcTarget] = {}
     for isvc, doc in ctx.isvcs:
+        key = (isvc.metadata.namespace, isvc.metadata.name)
         try:
-            rendered, notes = compile_isvc(isvc, ctx.config, ctx.runtimes, ctx.cluster)
+            compiled = compile_isvc(isvc, ctx.config, ctx.runtimes, ctx.cluster, ctx.trained.get(key, []))
         except InputError as exc:
             problems.append(doc.problem(exc.message, exc.path))
             continue
         except CompileError as exc:
             problems.extend(p.with_context(file=doc.file, kind=doc.kind, name=doc.name) for p in exc.problems)
             continue
-        objects.extend(rendered)
-        warnings.extend(doc.problem(n, severity="warning") for n in notes)
+        objects.extend(compiled.objects)
+        warnings.extend(doc.problem(n, severity="warning") for n in compiled.notes)
+        targets[key] = compiled.target(ctx.config, ctx.runtimes)
+    for graph, doc in ctx.graphs:
+        try:
+            mode = resolve_mode(graph.metadata.annotations, (graph.status or {}).get("deploymentMode"), ctx.config)
+            objects.extend(render_graph(graph, ctx.config, mode, targets))
+        except InputError as exc:
+            problems.append(doc.problem(exc.message, exc.path))
     if problems:
         raise CompileError(problems + warnings)
     from .emit import sort_objects
@@ -278,36 +334,92 @@ def route_input(plan: Plan, config: KServeConfig) -> RouteInput:
     return RouteInput(meta.name, meta.namespace, dict(meta.labels), dict(meta.annotations), routed)
 
 
+@dataclass
+class Compiled:
+    plan: Plan
+    objects: list[dict[str, Any]]
+    notes: list[str]
+
+    def target(self, config: KServeConfig, runtimes: Sequence[ServingRuntime]) -> IsvcTarget:
+        """How an InferenceGraph step reaches this isvc (its address, protocol and model name)."""
+        if self.plan.stopped:
+            return IsvcTarget("", None, self.plan.isvc.metadata.name, error="InferenceService is stopped")
+        return isvc_target(self.plan.isvc, isvc_address(self.plan, config), runtimes)
+
+
+def isvc_address(plan: Plan, config: KServeConfig) -> str:
+    route = route_input(plan, config)
+    status = knative_status(route, config) if plan.mode == C.MODE_KNATIVE else standard_status(route, config)
+    return str((status.get("address") or {}).get("url", ""))
+
+
 def compile_isvc(
-    isvc: InferenceService, config: KServeConfig, runtimes: Sequence[ServingRuntime], cluster: ClusterState
-) -> tuple[list[dict[str, Any]], list[str]]:
+    isvc: InferenceService,
+    config: KServeConfig,
+    runtimes: Sequence[ServingRuntime],
+    cluster: ClusterState,
+    trained_models: Sequence[TrainedModel] = (),
+) -> Compiled:
     """Everything KServe creates for one InferenceService, and the warnings about it."""
     plan = plan_isvc(isvc, config, runtimes)
-    if plan.mode == C.MODE_KNATIVE:
-        raise InputError(
-            "deployment mode Knative (the shipped ConfigMap's default, \"Serverless\") is not rendered yet; "
-            f"set the annotation {C.ANN_DEPLOYMENT_MODE}: Standard or a ConfigMap with deploy.defaultDeploymentMode Standard",
-            f"metadata.annotations[{C.ANN_DEPLOYMENT_MODE}]",
-        )
     notes = list(plan.notes)
     objects: list[dict[str, Any]] = []
     isvc_data = plan.isvc.model_dump(by_alias=True, exclude_none=True)
+    build = _knative_workloads if plan.mode == C.MODE_KNATIVE else _standard_workloads
     for component in [] if plan.stopped else plan.components:
-        svc = service(component, config)
-        template, more = _pod_template(component, isvc_data, config, cluster)
-        notes.extend(more)
-        dep = deployment(component, template, config)
-        objects += [svc, dep, *autoscaler(component, dict(dep["metadata"]["labels"]), config)]
-    if is_multi_model(plan.isvc.spec.predictor):
-        objects.append(_model_config_map(plan.isvc))
-    objects += standard_ingress(route_input(plan, config), config)
-    return objects, notes
+        objects += build(component, plan, isvc_data, config, cluster, notes)
+    multi_model = is_multi_model(plan.isvc.spec.predictor)
+    if trained_models:
+        check_trained_models(
+            plan.isvc.metadata.name, trained_models, multi_model=multi_model, memory_limit=predictor_memory_limit(plan.isvc)
+        )
+    if multi_model:
+        objects.append(_model_config_map(plan.isvc, trained_models))
+    route = route_input(plan, config)
+    objects += knative_ingress(route, config) if plan.mode == C.MODE_KNATIVE else standard_ingress(route, config)
+    return Compiled(plan, objects, notes)
 
 
-def _pod_template(component: Component, isvc: dict[str, Any], config: KServeConfig, cluster: ClusterState) -> tuple[dict[str, Any], list[str]]:
-    """The Deployment's pod template: the controller's own (with ``storageUris``), then the pod webhook inlined."""
+def _standard_workloads(
+    component: Component, plan: Plan, isvc_data: dict[str, Any], config: KServeConfig, cluster: ClusterState, notes: list[str]
+) -> list[dict[str, Any]]:
+    """Standard mode: Service, Deployment (pod webhook inlined) and the autoscaler."""
+    svc = service(component, config)
+    template, more = _pod_template(component, pod_template(component), isvc_data, config, cluster)
+    notes.extend(more)
+    dep = deployment(component, template, config)
+    return [svc, dep, *autoscaler(component, dict(dep["metadata"]["labels"]), config)]
+
+
+def _knative_workloads(
+    component: Component, plan: Plan, isvc_data: dict[str, Any], config: KServeConfig, cluster: ClusterState, notes: list[str]
+) -> list[dict[str, Any]]:
+    """Knative mode: one Knative Service; a canary split needs the live rolled-out revision from status."""
+    annotations = plan.isvc.metadata.annotations
+    template, more = _pod_template(component, revision_template(component, annotations, config), isvc_data, config, cluster)
+    notes.extend(more)
+    revision = _rolled_out_revision(plan.isvc, component.kind)
+    if component.spec.canary_traffic_percent is not None and revision is None:
+        notes.append(
+            f"{component.kind}: canaryTrafficPercent needs the previously rolled-out revision "
+            f"(status.components.{component.kind}.latestRolledoutRevision), which the input does not carry; "
+            "rendering the steady state (100% to the latest revision)"
+        )
+    return [knative_service(component, template, annotations, config, rolled_out_revision=revision)]
+
+
+def _rolled_out_revision(isvc: InferenceService, kind: str) -> str | None:
+    status = isvc.status if isinstance(isvc.status, dict) else {}
+    entry = (status.get("components") or {}).get(kind) or {}
+    value = entry.get("latestRolledoutRevision") if isinstance(entry, dict) else None
+    return value if isinstance(value, str) and value else None
+
+
+def _pod_template(
+    component: Component, template: dict[str, Any], isvc: dict[str, Any], config: KServeConfig, cluster: ClusterState
+) -> tuple[dict[str, Any], list[str]]:
+    """The workload's pod template: the controller's own (with ``storageUris``), then the pod webhook inlined."""
     notes: list[str] = []
-    template = pod_template(component)
     if component.spec.storage_uris:
         uris = [u.model_dump(by_alias=True) for u in component.spec.storage_uris]
         model = getattr(component.spec, "model", None)
@@ -329,9 +441,9 @@ def _pod_template(component: Component, isvc: dict[str, Any], config: KServeConf
     return template, notes
 
 
-def _model_config_map(isvc: InferenceService) -> dict[str, Any]:
-    """``modelconfig-<isvc>-0``: the (empty) model list the multi-model agent reads."""
+def _model_config_map(isvc: InferenceService, trained_models: Sequence[TrainedModel]) -> dict[str, Any]:
+    """``modelconfig-<isvc>-0``: the model list (its TrainedModels) the multi-model agent reads."""
     meta: dict[str, Any] = {"name": f"modelconfig-{isvc.metadata.name}-0", "namespace": isvc.metadata.namespace}
     if isvc.metadata.labels:
         meta["labels"] = dict(isvc.metadata.labels)
-    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {"models.json": "[]"}}
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {"models.json": model_config_json(trained_models)}}

@@ -105,13 +105,32 @@ def test_github_error_format_emits_annotations(tmp_path: Path):
     assert result.stderr.startswith(f"::error file={bad},line=")
 
 
-def test_knative_default_mode_is_refused_not_rendered_as_standard(tmp_path: Path):
+def test_the_shipped_default_mode_renders_knative_objects_not_standard(tmp_path: Path):
     isvc = tmp_path / "knative.yaml"
     isvc.write_text(EXAMPLE.read_text().replace("    serving.kserve.io/deploymentMode: Standard\n", ""))
     result = run("render", str(isvc))
+    assert result.returncode == 0, result.stderr
+    kinds = sorted(o["kind"] for o in yaml.safe_load_all(result.stdout))
+    assert kinds == ["Service", "Service", "VirtualService"]
+    ksvc = [o for o in yaml.safe_load_all(result.stdout) if o["apiVersion"] == "serving.knative.dev/v1"]
+    assert ksvc[0]["metadata"]["name"] == "sklearn-iris-predictor"
+
+
+def test_modelmesh_mode_is_refused(tmp_path: Path):
+    isvc = tmp_path / "mm.yaml"
+    isvc.write_text(EXAMPLE.read_text().replace("deploymentMode: Standard", "deploymentMode: ModelMesh"))
+    result = run("render", str(isvc))
     assert result.returncode == 1
-    assert "Knative" in result.stderr
-    assert result.stdout == ""
+    assert "ModelMesh is not supported" in result.stderr
+
+
+def test_legacy_mode_names_render_with_a_deprecation_warning(tmp_path: Path):
+    isvc = tmp_path / "raw.yaml"
+    isvc.write_text(EXAMPLE.read_text().replace("deploymentMode: Standard", "deploymentMode: RawDeployment"))
+    result = run("render", str(isvc))
+    assert result.returncode == 0, result.stderr
+    assert 'deployment mode "RawDeployment" is deprecated; use "Standard"' in result.stderr
+    assert [o["kind"] for o in yaml.safe_load_all(result.stdout)][:2] == ["Service", "Deployment"]
 
 
 @pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
