@@ -89,7 +89,8 @@ def render(
             sys.stderr.write(f"wrote {len(written)} files to {output_dir}\n")
             return
         text = dump_json(result.objects) if output is OutputFormat.json else dump_yaml(result.objects)
-        sys.stdout.write(text)
+        sys.stdout.buffer.write(text.encode("utf-8"))  # UTF-8 whatever the terminal's locale
+        sys.stdout.flush()
 
     _run(body, error_format)
 

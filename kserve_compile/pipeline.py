@@ -47,6 +47,7 @@ from .render.pod_webhook import inject_pod
 from .render.storage import apply_storage_uris
 from .standard.autoscaler import autoscaler
 from .standard.deployment import deployment, pod_template
+from .standard.otel import otel_collector
 from .standard.service import service
 from .validation import validate_isvc
 
@@ -135,7 +136,7 @@ def _pydantic_message(err: Any) -> str:
 
 
 def classify(docs: Sequence[Document]) -> dict[str, list[Document]]:
-    groups: dict[str, list[Document]] = {group: [] for group in set(SUPPORTED_KINDS.values())}
+    groups: dict[str, list[Document]] = {group: [] for group in {*SUPPORTED_KINDS.values(), "other_configmap"}}
     problems = []
     for doc in docs:
         group = SUPPORTED_KINDS.get((doc.api_version, doc.kind))
@@ -147,12 +148,11 @@ def classify(docs: Sequence[Document]) -> dict[str, list[Document]]:
                                         "the inferenceservice-config ConfigMap, ServiceAccount and Secret", "kind"))
             continue
         if group == "configmap" and doc.name != C.CONFIGMAP_NAME:
-            problems.append(doc.problem(f"the only ConfigMap kserve-compile reads is {C.CONFIGMAP_NAME}", "metadata.name"))
-            continue
+            group = "other_configmap"  # the CA-bundle source, once the config says which one it is
         if group in ("isvc", "runtime", "graph", "trained") and not doc.name:
             problems.append(doc.problem("metadata.name is required", "metadata.name"))
             continue
-        groups[group].append(doc)
+        groups.setdefault(group, []).append(doc)
     if problems:
         raise CompileError(problems)
     return groups
@@ -184,6 +184,7 @@ class Context:
     problems: list[Problem]
     graphs: list[tuple[InferenceGraph, Document]] = field(default_factory=list)
     trained: dict[tuple[str, str], list[TrainedModel]] = field(default_factory=dict)
+    ca_bundle: dict[str, Any] | None = None  # the CA-bundle source ConfigMap named by storageInitializer config
 
 
 def prepare(docs: Sequence[Document]) -> Context:
@@ -230,7 +231,48 @@ def prepare(docs: Sequence[Document]) -> Context:
         isvcs.append((isvc, doc))
     graphs = _typed(groups["graph"], InferenceGraph, problems)
     trained = _trained_models(_typed(groups["trained"], TrainedModel, problems), seen, problems)
-    return Context(config, runtimes, cluster, isvcs, problems, graphs, trained)
+    ca_bundle = _ca_bundle_source(groups["other_configmap"], config, problems)
+    return Context(config, runtimes, cluster, isvcs, problems, graphs, trained, ca_bundle)
+
+
+def _ca_bundle_source(docs: Sequence[Document], config: KServeConfig, problems: list[Problem]) -> dict[str, Any] | None:
+    """The ConfigMap ``kserve/<caBundleConfigMapName>``; any other ConfigMap input is an error."""
+    wanted = config.storage_initializer.ca_bundle_config_map_name
+    found = None
+    for doc in docs:
+        if wanted and doc.name == wanted and (doc.namespace or C.KSERVE_NAMESPACE) == C.KSERVE_NAMESPACE:
+            found = doc.data
+            continue
+        problems.append(
+            doc.problem(
+                f"kserve-compile reads only the {C.CONFIGMAP_NAME} ConfigMap and the CA-bundle ConfigMap named by "
+                f'storageInitializer.caBundleConfigMapName ({wanted or "not set"}) in namespace {C.KSERVE_NAMESPACE}',
+                "metadata.name",
+            )
+        )
+    return found
+
+
+def ca_bundle_config_maps(ctx: Context, namespaces: set[str]) -> list[dict[str, Any]]:
+    """KServe copies the CA bundle into each isvc namespace as ``global-ca-bundle`` (cabundleconfigmap reconciler)."""
+    wanted = ctx.config.storage_initializer.ca_bundle_config_map_name
+    if not wanted or not namespaces:
+        return []
+    if ctx.ca_bundle is None:
+        raise CompileError(
+            [Problem(f"storageInitializer.caBundleConfigMapName is {wanted!r}: give the ConfigMap {C.KSERVE_NAMESPACE}/{wanted} "
+                     "as an input (KServe copies its cabundle.crt into every InferenceService namespace)", "data.storageInitializer")]
+        )
+    data = (ctx.ca_bundle.get("data") or {}).get(CA_BUNDLE_FILE_NAME)
+    if not data:
+        raise CompileError([Problem(f"specified cabundle file {CA_BUNDLE_FILE_NAME} not found in cabundle configmap {wanted}", "data")])
+    return [
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": C.DEFAULT_GLOBAL_CA_BUNDLE_CONFIGMAP, "namespace": ns}, "data": {CA_BUNDLE_FILE_NAME: data}}
+        for ns in sorted(namespaces)
+    ]
+
+
+CA_BUNDLE_FILE_NAME = "cabundle.crt"
 
 
 def _typed(docs: Sequence[Document], model: type[BaseModel], problems: list[Problem]) -> list[tuple[Any, Document]]:
@@ -284,6 +326,10 @@ def compile_documents(docs: Sequence[Document]) -> Result:
             objects.extend(render_graph(graph, ctx.config, mode, targets))
         except InputError as exc:
             problems.append(doc.problem(exc.message, exc.path))
+    try:
+        objects += ca_bundle_config_maps(ctx, {ns for ns, _ in targets})
+    except CompileError as exc:
+        problems.extend(exc.problems)
     if problems:
         raise CompileError(problems + warnings)
     from .emit import sort_objects
@@ -388,7 +434,7 @@ def _standard_workloads(
     template, more = _pod_template(component, pod_template(component), isvc_data, config, cluster)
     notes.extend(more)
     dep = deployment(component, template, config)
-    return [svc, dep, *autoscaler(component, dict(dep["metadata"]["labels"]), config)]
+    return [svc, *otel_collector(component, config), dep, *autoscaler(component, dict(dep["metadata"]["labels"]), config)]
 
 
 def _knative_workloads(
