@@ -9,6 +9,11 @@ field selectors, DELETE, POST/PUT (Leases, optimistic concurrency), and watches 
 410 Gone after :meth:`FakeApi.compact`.
 
 Tests inject faults with :meth:`FakeApi.fail` and read every request from :attr:`FakeApi.log`.
+
+Given ``FakeApi(oracle=...)`` (an :class:`smd.Oracle`), every apply and update merges through
+structured-merge-diff instead: keyed lists (containers by name, env by name, ports by
+containerPort+protocol), sets, atomic structs, and real ``managedFields`` entries keyed by manager,
+operation and subresource — see tests/apply/test_apply_smd.py and docs/apply.md.
 """
 
 from __future__ import annotations
@@ -22,10 +27,13 @@ import threading
 import uuid
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 from urllib.parse import parse_qsl, urlsplit
 
 import yaml
+
+if TYPE_CHECKING:
+    from smd import Oracle
 
 # (group, version, kind, plural, namespaced, has_status)
 RESOURCES = [
@@ -174,7 +182,8 @@ def _fields_v1(paths: set[tuple[str, ...]]) -> dict[str, Any]:
 
 
 class FakeApi:
-    def __init__(self) -> None:
+    def __init__(self, oracle: "Oracle | None" = None) -> None:
+        self.oracle = oracle  # structured-merge-diff instead of the simplified merge
         self.lock = threading.Condition()
         self.objects: dict[tuple[str, str, str, str], dict[str, Any]] = {}  # (group, plural, ns, name)
         self.owners: dict[tuple[str, str, str, str], dict[str, tuple[str, set[tuple[str, ...]]]]] = {}
@@ -201,7 +210,8 @@ class FakeApi:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        daemon=True)
         self._thread.start()
         return f"http://127.0.0.1:{self._server.server_address[1]}"
 
@@ -246,6 +256,8 @@ class FakeApi:
         ns = obj["metadata"].get("namespace", "") if res[4] else ""
         with self.lock:
             key = (res[0], res[3], ns, obj["metadata"]["name"])
+            if self.oracle is not None:
+                return self._oracle_update(key, res, copy.deepcopy(obj), manager)
             return self._commit(key, res, copy.deepcopy(obj), manager, "Update", _owned_paths(obj, False).keys())
 
     def update(self, group: str, plural: str, namespace: str, name: str,
@@ -257,6 +269,8 @@ class FakeApi:
             live = self.objects[key]
             new = copy.deepcopy(live)
             mutate(new)
+            if self.oracle is not None:
+                return self._oracle_update(key, self.by_plural[(group, plural)], new, manager, subresource)
             before = _owned_paths(live, subresource == "status")
             after = _owned_paths(new, subresource == "status")
             changed = {p for p, v in after.items() if before.get(p, _MISSING) != v}
@@ -283,8 +297,11 @@ class FakeApi:
         return self.current_rv
 
     def _commit(self, key, res, new: dict[str, Any], manager: str, operation: str,
-                paths, persist: bool = True) -> dict[str, Any]:
-        """Store ``new`` (the merged object) with ``manager`` owning ``paths``; no-op writes change nothing."""
+                paths, persist: bool = True, managed_fields: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        """Store ``new`` (the merged object) with ``manager`` owning ``paths``; no-op writes change nothing.
+
+        With ``managed_fields`` (the oracle's answer) those entries are stored as they are instead.
+        """
         live = self.objects.get(key)
         owners = copy.deepcopy(self.owners.get(key, {}))
         paths = set(paths)
@@ -313,9 +330,12 @@ class FakeApi:
         else:
             meta.update(uid=str(uuid.UUID(int=len(self.objects) + 1 + self.current_rv)),
                         creationTimestamp="2026-01-01T00:00:00Z", generation=1)
-        meta["managedFields"] = [
-            {"manager": m, "operation": op, "apiVersion": new["apiVersion"], "fieldsType": "FieldsV1",
-             "fieldsV1": _fields_v1(p)} for m, (op, p) in sorted(owners.items())]
+        if managed_fields is not None:
+            meta["managedFields"] = copy.deepcopy(managed_fields)
+        else:
+            meta["managedFields"] = [
+                {"manager": m, "operation": op, "apiVersion": new["apiVersion"], "fieldsType": "FieldsV1",
+                 "fieldsV1": _fields_v1(p)} for m, (op, p) in sorted(owners.items())]
         unchanged = live is not None and _strip_rv(live) == _strip_rv(new)
         if unchanged:
             return copy.deepcopy(live)
@@ -343,6 +363,8 @@ class FakeApi:
         live = self.objects.get(key)
         if live is None and status_only:
             raise ApiFailure(404, "NotFound", f'{res[3]} "{key[3]}" not found')
+        if self.oracle is not None:
+            return self._oracle_apply(key, res, live, body, manager, force, dry_run, status_only)
         applied = _owned_paths(body, status_only)
         owners = self.owners.get(key, {})
         if live is not None and not force:
@@ -364,16 +386,55 @@ class FakeApi:
         for path, value in applied.items():
             _set(new, path, value)
         if live is not None and not status_only:
-            for path in self.immutable.get(res[2], []):
-                if _get(live, path) is not _MISSING and _get(live, path) != _get(new, path):
-                    field_name = ".".join(path)
-                    msg = f'{res[2]}.{res[0] or "core"} "{key[3]}" is invalid: {field_name}: Invalid value: ' \
-                          f'{json.dumps(_get(new, path), sort_keys=True)}: field is immutable'
-                    raise ApiFailure(422, "Invalid", msg, [{"reason": "FieldValueInvalid",
-                                                           "message": "Invalid value: field is immutable",
-                                                           "field": field_name}])
+            self._check_immutable(key, res, live, new)
         code = 201 if live is None else 200
         return code, self._commit(key, res, new, manager, "Apply", applied, persist=not dry_run)
+
+    def _check_immutable(self, key, res, live: dict[str, Any], new: dict[str, Any]) -> None:
+        for path in self.immutable.get(res[2], []):
+            if _get(live, path) is not _MISSING and _get(live, path) != _get(new, path):
+                field_name = ".".join(path)
+                msg = f'{res[2]}.{res[0] or "core"} "{key[3]}" is invalid: {field_name}: Invalid value: ' \
+                      f'{json.dumps(_get(new, path), sort_keys=True)}: field is immutable'
+                raise ApiFailure(422, "Invalid", msg, [{"reason": "FieldValueInvalid",
+                                                       "message": "Invalid value: field is immutable",
+                                                       "field": field_name}])
+
+    # --- structured-merge-diff (FakeApi(oracle=...)) -------------------------------------------
+    def _oracle_apply(self, key, res, live: dict[str, Any] | None, body: dict[str, Any], manager: str,
+                      force: bool, dry_run: bool, status_only: bool) -> tuple[int, dict[str, Any]]:
+        from smd import OracleConflict, OracleError
+
+        config = copy.deepcopy(body)
+        config.setdefault("apiVersion", f"{res[0]}/{res[1]}" if res[0] else res[1])
+        config.setdefault("kind", res[2])
+        try:
+            result = self.oracle.apply(live, config, manager, force=force,
+                                       subresource="status" if status_only else "")
+        except OracleConflict as conflict:
+            causes = [{"type": "FieldManagerConflict", "message": c.message, "field": c.field}
+                      for c in conflict.conflicts]
+            raise ApiFailure(409, "Conflict", str(conflict), causes) from None
+        except OracleError as err:
+            # kube-apiserver answers a patch it cannot type (e.g. a keyed list item without its key) with 500
+            raise ApiFailure(500, "InternalError", f"failed to create typed patch object "
+                                                   f"({key[2]}/{key[3]}; {config['apiVersion']}, Kind={res[2]}): {err}")
+        if live is not None and not status_only:
+            self._check_immutable(key, res, live, result.object)
+        code = 201 if live is None else 200
+        return code, self._commit(key, res, result.object, manager, "Apply", (), persist=not dry_run,
+                                  managed_fields=result.managed_fields)
+
+    def _oracle_update(self, key, res, new: dict[str, Any], manager: str, subresource: str = "") -> dict[str, Any]:
+        from smd import OracleConflict, OracleError
+
+        new.setdefault("apiVersion", f"{res[0]}/{res[1]}" if res[0] else res[1])
+        new.setdefault("kind", res[2])
+        try:
+            result = self.oracle.update(self.objects.get(key), new, manager, subresource=subresource)
+        except (OracleConflict, OracleError) as err:
+            raise ApiFailure(500, "InternalError", f"{key[3]}: {err}") from None
+        return self._commit(key, res, result.object, manager, "Update", (), managed_fields=result.managed_fields)
 
 
 def _strip_rv(obj: dict[str, Any]) -> dict[str, Any]:
@@ -573,6 +634,8 @@ class _Handler(BaseHTTPRequestHandler):
                 key = (group, plural, ns, name)
                 if key in fake.objects:
                     raise ApiFailure(409, "AlreadyExists", f'{plural}.{group} "{name}" already exists')
+                if fake.oracle is not None:
+                    return 201, fake._oracle_update(key, res, copy.deepcopy(body), query.get("fieldManager", "unknown"))
                 return 201, fake._commit(key, res, copy.deepcopy(body), query.get("fieldManager", "unknown"),
                                          "Update", _owned_paths(body, False).keys())
             if method == "PUT":
@@ -583,6 +646,8 @@ class _Handler(BaseHTTPRequestHandler):
                     raise ApiFailure(409, "Conflict", "the object has been modified; please apply your changes "
                                                       "to the latest version and try again")
                 new = copy.deepcopy(body)
+                if fake.oracle is not None:
+                    return 200, fake._oracle_update(key, res, new, query.get("fieldManager", "unknown"))
                 return 200, fake._commit(key, res, new, query.get("fieldManager", "unknown"), "Update",
                                          _owned_paths(body, False).keys())
         raise ApiFailure(405, "MethodNotAllowed", method)

@@ -1,0 +1,12 @@
+"""The apply-loop CLI tests (apply, diff, --prune, --wait, exit codes) again, with the fake API server merging through structured-merge-diff.
+
+Every test of test_apply_cli.py runs here unchanged against ``FakeApi(oracle=...)``; skipped, with the
+reason, where Go or the SMD sources are missing.
+"""
+
+from __future__ import annotations
+
+from smd.fixtures import fake, oracle, requires_oracle  # noqa: F401  (fixtures)
+from test_apply_cli import *  # noqa: F401,F403  (re-collected here with the oracle-backed ``fake``)
+
+pytestmark = requires_oracle
