@@ -101,7 +101,7 @@ def test_reapply_keeps_the_hpa_replicas_and_the_users_env_and_sidecar(fake, kube
     report = run(kube, objs, force=False)
     assert report.ok, report.errors
     # the dry run merged to exactly the live object, so nothing was written
-    assert report.counts() == {"unchanged": 4} and fake.writes() == []
+    assert set(report.counts()) == {"unchanged"} and fake.writes() == []
     live = fake.find("apps", "deployments", NS, "m-predictor")
     assert live == before
     assert live["spec"]["replicas"] == 4
@@ -214,7 +214,7 @@ def test_engine_never_sends_replicas_so_the_hpa_keeps_them_across_reapplies(fake
     for replicas in (2, 6):
         hpa_scales(fake, "m-predictor", replicas)
         report = run(kube, objs, force=True)  # even with force, nothing of the HPA's is taken
-        assert report.ok and report.counts()["unchanged"] == 4
+        assert report.ok and set(report.counts()) == {"unchanged"} and report.counts()["unchanged"] == len(objs)
         live = fake.find("apps", "deployments", NS, "m-predictor")
         assert live["spec"]["replicas"] == replicas
         assert owned_by(live, "f:spec", "f:replicas") == [f"{KCM}/Update/scale"]
