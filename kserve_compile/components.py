@@ -54,6 +54,13 @@ class Component:
     spec: ComponentExtension
     runtime: Selected | None = None
     warnings: list[str] = field(default_factory=list)
+    # The ``app`` selector label; KServe derives it from the name except for the multi-node worker Deployment,
+    # whose name ignores ``predictor.name`` while its label does not.
+    app: str | None = None
+
+    @property
+    def app_label(self) -> str:
+        return self.app or C.app_label(self.name)
 
 
 def filtered(values: Mapping[str, str] | None, disallowed: Sequence[str]) -> dict[str, str]:
@@ -108,7 +115,7 @@ def _env_value(containers: Sequence[Mapping[str, Any]], container: str, name: st
     return None
 
 
-def _set_env(container: dict[str, Any], name: str, value: str) -> None:
+def set_env(container: dict[str, Any], name: str, value: str) -> None:
     """``AddEnvVarToPodSpec``: overwrite the value if the variable exists, else append it."""
     env = container.setdefault("env", [])
     for entry in env:
@@ -137,16 +144,10 @@ def _storage_annotations(uri: str | None, storage: Any, annotations: dict[str, s
 # --- predictor ---------------------------------------------------------------------------------------------------
 
 
-def build_predictor(
-    isvc: InferenceService,
-    predictor: PredictorSpec,
-    config: KServeConfig,
-    runtimes: Sequence[ServingRuntime],
-    labels: dict[str, str],
-    path: str = "spec.predictor",
-) -> Component:
-    """The predictor's metadata and pod spec. ``labels`` are the isvc labels; runtime defaults may add to them
-    (KServe mutates ``isvc.Labels`` in place, so later components see the additions too)."""
+def predictor_annotations(isvc: InferenceService, predictor: PredictorSpec, config: KServeConfig, path: str = "spec.predictor") -> dict[str, str]:
+    """KServe's predictor ``annotations`` (``buildPredictorResources``): the filtered isvc annotations plus the internal
+    logger, batcher, storage and agent annotations — before the runtime and predictor annotations are unioned in.
+    Multi-node worker metadata starts from this map too."""
     meta = isvc.metadata
     annotations = filtered(meta.annotations, config.annotation_disallowed)
     add_logger_annotations(predictor, annotations)
@@ -173,6 +174,21 @@ def build_predictor(
         validate_storage_uri(source_uri, field_path)
     if predictor.storage_container_name:
         annotations[C.ANN_STORAGE_CONTAINER_NAME] = predictor.storage_container_name
+    return annotations
+
+
+def build_predictor(
+    isvc: InferenceService,
+    predictor: PredictorSpec,
+    config: KServeConfig,
+    runtimes: Sequence[ServingRuntime],
+    labels: dict[str, str],
+    path: str = "spec.predictor",
+) -> Component:
+    """The predictor's metadata and pod spec. ``labels`` are the isvc labels; runtime defaults may add to them
+    (KServe mutates ``isvc.Labels`` in place, so later components see the additions too)."""
+    meta = isvc.metadata
+    annotations = predictor_annotations(isvc, predictor, config, path)
 
     selected: Selected | None = None
     runtime_labels: dict[str, str] = {}
@@ -194,7 +210,7 @@ def build_predictor(
             raise InputError("exactly one of [Name, SKLearn, XGBoost, Tensorflow, PyTorch, Triton, ONNX, HuggingFace, PMML, LightGBM, Paddle, Model, StorageUris, StorageContainerName, WorkerSpec, PodSpec] must be specified in PredictorSpec", path)
         pod_spec["containers"] = [kserve] + containers[1:] if containers else [kserve]
     for container in pod_spec["containers"]:
-        _set_env(container, C.INFERENCE_SERVICE_NAME_ENV, meta.name)
+        set_env(container, C.INFERENCE_SERVICE_NAME_ENV, meta.name)
 
     name = C.component_name(meta.name, C.PREDICTOR, predictor.name)
     component_labels = {
@@ -270,7 +286,7 @@ def _runtime_pod_spec(
     container = replace_placeholders(container, meta, selected.name)
     _update_image_tag(container, model.runtime_version, selected)
 
-    runtime_pod = {k: copy.deepcopy(v) for k, v in selected.spec.k8s.items() if k in _RUNTIME_POD_MERGED}
+    runtime_pod = {k: copy.deepcopy(v) for k, v in selected.spec.k8s.items() if k in RUNTIME_POD_MERGED}
     pod_spec = merge_pod_specs(runtime_pod, predictor.k8s)
     containers = [container]
     isvc_containers = predictor.containers
@@ -290,7 +306,7 @@ def _runtime_pod_spec(
 
 
 # The runtime pod-level fields MergePodSpec starts from (hostIPC, labels and annotations are not among them).
-_RUNTIME_POD_MERGED = ("nodeSelector", "affinity", "tolerations", "volumes", "imagePullSecrets", "schedulerName", "resourceClaims")
+RUNTIME_POD_MERGED = ("nodeSelector", "affinity", "tolerations", "volumes", "imagePullSecrets", "schedulerName", "resourceClaims")
 
 
 def replace_placeholders(container: dict[str, Any], meta: Mapping[str, Any], runtime_name: str) -> dict[str, Any]:
@@ -363,7 +379,7 @@ def build_transformer(isvc: InferenceService, config: KServeConfig, labels: Mapp
     _append_missing_args(first, pairs)
     if spec.container_concurrency is not None:
         _append_missing_args(first, [("--workers", str(spec.container_concurrency))])
-    _set_env(first, C.INFERENCE_SERVICE_NAME_ENV, meta.name)
+    set_env(first, C.INFERENCE_SERVICE_NAME_ENV, meta.name)
     return _component(isvc, C.TRANSFORMER, spec, labels, annotations, config, pod_spec)
 
 

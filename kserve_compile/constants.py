@@ -287,3 +287,18 @@ ENV_ROUTER_PROPAGATE_HEADERS = "PROPAGATE_HEADERS"
 MODEL_CONFIG_FILE = "models.json"
 # Storage URI prefixes a TrainedModel may use (the multi-model agent's downloaders), in KServe's order.
 TRAINED_MODEL_STORAGE_PREFIXES = ("s3://", "gs://", "https://", "http://")
+
+# --- multi-node and canary (helper) -----------------------------------------------------------
+# Values from KServe's pkg/constants/constants.go (MultiNode*, *ParallelSize*, GPU resource types).
+MULTINODE_HEAD = "head"
+MULTINODE_WORKER = "worker"
+MULTINODE_WORKERS = "workers"
+ANN_MULTINODE_EXECUTOR_BACKEND = "multinode/executor-backend"
+MULTINODE_EXECUTOR_MP = "mp"
+ANN_GPU_RESOURCE_TYPES = "serving.kserve.io/gpu-resource-types"
+ENV_PIPELINE_PARALLEL_SIZE = "PIPELINE_PARALLEL_SIZE"
+ENV_TENSOR_PARALLEL_SIZE = "TENSOR_PARALLEL_SIZE"
+ENV_RAY_NODE_COUNT = "RAY_NODE_COUNT"
+ENV_REQUEST_GPU_COUNT = "REQUEST_GPU_COUNT"
+DEFAULT_PIPELINE_PARALLEL_SIZE = 1
+DEFAULT_TENSOR_PARALLEL_SIZE = 1

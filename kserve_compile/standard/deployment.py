@@ -42,7 +42,7 @@ def deployment(component: Component, pod_template: dict[str, Any], config: KServ
         "annotations": dict(component.annotations),
     }
     spec: dict[str, Any] = {
-        "selector": {"matchLabels": {C.LABEL_APP: C.app_label(component.name)}},
+        "selector": {"matchLabels": {C.LABEL_APP: component.app_label}},
         "template": pod_template,
     }
     ext = component.spec
@@ -75,7 +75,7 @@ def _apply_configmap_rollout(spec: dict[str, Any], config: KServeConfig) -> None
 
 def pod_template(component: Component) -> dict[str, Any]:
     """The template KServe puts in the Deployment, before the pod webhook: component meta + ``app`` label."""
-    labels = {**component.labels, C.LABEL_APP: C.app_label(component.name)}
+    labels = {**component.labels, C.LABEL_APP: component.app_label}
     meta = {"name": component.name, "namespace": component.namespace, "labels": labels, "annotations": dict(component.annotations)}
     return {"metadata": _compact(meta), "spec": with_pod_defaults(component.pod_spec)}
 

@@ -45,11 +45,11 @@ def _port(name: str | None, port: int, target: int, protocol: str | None, app_pr
 
 
 def service(component: Component, config: KServeConfig) -> dict[str, Any]:
-    labels = {**component.labels, C.LABEL_APP: C.app_label(component.name)}
+    labels = {**component.labels, C.LABEL_APP: component.app_label}
     meta: dict[str, Any] = {"name": component.name, "namespace": component.namespace, "labels": labels}
     if component.annotations:
         meta["annotations"] = dict(component.annotations)
-    spec: dict[str, Any] = {"selector": {C.LABEL_APP: C.app_label(component.name)}, "ports": service_ports(component)}
+    spec: dict[str, Any] = {"selector": {C.LABEL_APP: component.app_label}, "ports": service_ports(component)}
     if config.service.service_cluster_ip_none:
         spec["clusterIP"] = "None"
     return {"apiVersion": "v1", "kind": "Service", "metadata": meta, "spec": spec}
