@@ -20,11 +20,13 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from . import constants as C
+from .canary import Canary, build_canaries, canary_objects, route_canaries
 from .components import Component, build_explainer, build_predictor, build_transformer, is_multi_model
 from .config import KServeConfig, parse_config
 from .defaulting import default_isvc
 from .errors import CompileError, InputError, Problem
 from .mode import legacy_warning, resolve_mode
+from .multinode import MultiNode, expand_multinode, multinode_objects
 from .models import InferenceService, ServingRuntime
 from .parse import Document
 from .render.cluster_state import ClusterState
@@ -49,6 +51,7 @@ from .standard.autoscaler import autoscaler
 from .standard.deployment import deployment, pod_template
 from .standard.otel import otel_collector
 from .standard.service import service
+from .runtime_validation import validate_runtimes
 from .validation import validate_isvc
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -193,6 +196,7 @@ def prepare(docs: Sequence[Document]) -> Context:
     problems: list[Problem] = []
     runtimes = list(embedded_runtimes())
     given: list[ServingRuntime] = []
+    given_docs: dict[int, Document] = {}
     for doc in groups["runtime"]:
         try:
             rt = _model(doc, ServingRuntime)
@@ -202,6 +206,9 @@ def prepare(docs: Sequence[Document]) -> Context:
         if not rt.is_cluster and not rt.metadata.namespace:
             rt = rt.model_copy(update={"metadata": rt.metadata.model_copy(update={"namespace": "default"})})
         given.append(rt)
+        given_docs[id(rt)] = doc
+    for rt, exc in validate_runtimes(given, existing=runtimes, gpu_resource_types=config.gpu_resource_types):
+        problems.append(given_docs[id(rt)].problem(exc.message, exc.path))
     # a ClusterServingRuntime given as input replaces the built-in one of the same name
     replaced = {r.metadata.name for r in given if r.is_cluster}
     runtimes = [r for r in runtimes if r.metadata.name not in replaced] + given
@@ -345,6 +352,8 @@ class Plan:
     mode: str
     components: list[Component]
     notes: list[str]
+    multinode: MultiNode | None = None
+    canaries: list[Canary] = field(default_factory=list)
 
     @property
     def stopped(self) -> bool:
@@ -363,12 +372,19 @@ def plan_isvc(isvc: InferenceService, config: KServeConfig, runtimes: Sequence[S
     if mode == C.MODE_MODELMESH:
         raise InputError("deployment mode ModelMesh is not supported by kserve-compile", f"metadata.annotations[{C.ANN_DEPLOYMENT_MODE}]")
     labels = dict(isvc.metadata.labels)
-    components = [build_predictor(isvc, isvc.spec.predictor, config, runtimes, labels)]
+    stable = build_predictor(isvc, isvc.spec.predictor, config, runtimes, labels)
+    components = [stable]
+    multinode = canaries = None
+    if mode == C.MODE_STANDARD:
+        if isvc.spec.predictor.worker_spec is not None:
+            multinode = expand_multinode(isvc, stable, config, labels)
+            components[0] = multinode.head
+        canaries = build_canaries(isvc, stable, config, runtimes, labels)
     if isvc.spec.transformer is not None:
         components.append(build_transformer(isvc, config, labels))
     if isvc.spec.explainer is not None:
         components.append(build_explainer(isvc, config, labels))
-    return Plan(isvc, mode, components, notes)
+    return Plan(isvc, mode, components, notes, multinode, canaries or [])
 
 
 def route_input(plan: Plan, config: KServeConfig) -> RouteInput:
@@ -377,7 +393,7 @@ def route_input(plan: Plan, config: KServeConfig) -> RouteInput:
         for c in plan.components
     }
     meta = plan.isvc.metadata
-    return RouteInput(meta.name, meta.namespace, dict(meta.labels), dict(meta.annotations), routed)
+    return RouteInput(meta.name, meta.namespace, dict(meta.labels), dict(meta.annotations), routed, route_canaries(plan.canaries))
 
 
 @dataclass
@@ -414,6 +430,19 @@ def compile_isvc(
     build = _knative_workloads if plan.mode == C.MODE_KNATIVE else _standard_workloads
     for component in [] if plan.stopped else plan.components:
         objects += build(component, plan, isvc_data, config, cluster, notes)
+    if not plan.stopped and (plan.multinode is not None or plan.canaries):
+
+        def template_for(component: Component) -> tuple[dict[str, Any], list[str]]:
+            return _pod_template(component, pod_template(component), isvc_data, config, cluster)
+
+        if plan.multinode is not None:
+            head_service = service(plan.multinode.head, config)
+            extra, more = multinode_objects(plan.multinode, head_service, config, template_for)
+            objects += extra
+            notes += more
+        extra, more = canary_objects(plan.canaries, config, template_for)
+        objects += extra
+        notes += more
     multi_model = is_multi_model(plan.isvc.spec.predictor)
     if trained_models:
         check_trained_models(

@@ -262,9 +262,9 @@ def test_worker_labels_annotations_and_pod_fields() -> None:
 def test_runtime_without_worker_spec_is_rejected() -> None:
     isvc = make_isvc({}, model={"runtime": "kserve-huggingfaceserver"})
     runtimes = list(embedded_runtimes())
-    plan = plan_isvc(isvc, CONFIG, runtimes)
+    # the pipeline expands the worker while planning, so the error surfaces there
     with pytest.raises(InputError) as err:
-        expand_multinode(plan.isvc, plan.components[0], CONFIG, dict(plan.isvc.metadata.labels))
+        plan_isvc(isvc, CONFIG, runtimes)
     assert err.value.message == (
         "you cannot set WorkerSpec in the InferenceService if the ServingRuntime does not have a WorkerSpec"
     )
