@@ -1,9 +1,12 @@
-"""Kubernetes resource quantities (``500m``, ``2Gi``, ``1e3``) parsed exactly, as ``resource.ParseQuantity``."""
+"""Kubernetes resource quantities: parsed exactly (``resource.ParseQuantity``) and written canonically
+(``resource.Quantity.String()``: KServe builds containers with ``resource.MustParse``, so ``"1000m"`` becomes ``"1"``)."""
 
 from __future__ import annotations
 
 import re
 from decimal import Decimal, InvalidOperation
+
+from .errors import InputError
 
 _SUFFIXES = {
     "": Decimal(1),
@@ -47,4 +50,52 @@ def is_quantity(value: object) -> bool:
         parse_quantity(value)  # type: ignore[arg-type]
     except ValueError:
         return False
-    return True
+    return bool(str(value).strip())
+
+# Go's resource.ErrFormatWrong text, which KServe wraps into its own messages.
+QUANTITY_FORMAT_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+_DECIMAL_SUFFIX = {-9: "n", -6: "u", -3: "m", 0: "", 3: "k", 6: "M", 9: "G", 12: "T", 15: "P", 18: "E"}
+_BINARY_SUFFIX = ((60, "Ei"), (50, "Pi"), (40, "Ti"), (30, "Gi"), (20, "Mi"), (10, "Ki"))
+
+
+
+
+def canonical_quantity(text: str | int) -> str:
+    """The canonical string of a valid quantity (``ValueError`` otherwise)."""
+    raw = str(text).strip()
+    value = parse_quantity(raw)
+    sign = "-" if value < 0 else ""
+    value = abs(value)
+    if raw[-2:] in {s for _, s in _BINARY_SUFFIX} and value >= 1024 and value == value.to_integral_value():
+        number = int(value)
+        for power, suffix in _BINARY_SUFFIX:
+            if number % (1 << power) == 0:
+                return f"{sign}{number >> power}{suffix}"
+        return f"{sign}{number}"
+    exponent_form = "e" in raw.lower() and not raw.endswith(("Ei", "E"))
+    # the smallest unit is 1n; Kubernetes rounds up below it
+    nanos = (value * Decimal(10) ** 9).to_integral_value(rounding="ROUND_CEILING")
+    if nanos == 0:
+        return "0"
+    exponent = -9
+    while nanos % 1000 == 0 and exponent < 18:
+        nanos //= 1000
+        exponent += 3
+    if exponent_form:
+        return f"{sign}{nanos}" + (f"e{exponent}" if exponent else "")
+    return f"{sign}{nanos}{_DECIMAL_SUFFIX[exponent]}"
+
+
+def requirements(section: str, cpu_limit: str, memory_limit: str, cpu_request: str, memory_request: str) -> dict[str, dict[str, str]]:
+    """``{limits: {cpu, memory}, requests: {cpu, memory}}`` as KServe builds it; bad values raise with KServe's words."""
+    out: dict[str, dict[str, str]] = {"limits": {}, "requests": {}}
+    for group, name, value in (
+        ("limits", "cpu", cpu_limit),
+        ("limits", "memory", memory_limit),
+        ("requests", "cpu", cpu_request),
+        ("requests", "memory", memory_request),
+    ):
+        if not is_quantity(value):
+            raise InputError(f'failed to parse resource configuration for "{section}": {QUANTITY_FORMAT_ERROR}', f"data.{section}")
+        out[group][name] = canonical_quantity(value)
+    return out

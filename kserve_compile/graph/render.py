@@ -19,7 +19,7 @@ from ..errors import InputError
 from ..knative.autoscaling import initial_scale_allowed, set_autoscaling_annotations
 from ..models import ComponentExtension
 from ..render.domain import generate_domain_name
-from ..render.quantities import QUANTITY_FORMAT_ERROR, canonical_quantity, is_quantity
+from ..quantity import QUANTITY_FORMAT_ERROR, canonical_quantity, is_quantity
 from ..standard.autoscaler import autoscaler
 from ..standard.deployment import deployment, pod_template
 from ..standard.service import service

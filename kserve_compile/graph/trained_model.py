@@ -16,7 +16,7 @@ from .. import constants as C
 from ..errors import InputError
 from ..models import InferenceService
 from ..quantity import parse_quantity
-from ..render.quantities import QUANTITY_FORMAT_ERROR, canonical_quantity, is_quantity
+from ..quantity import QUANTITY_FORMAT_ERROR, canonical_quantity, is_quantity
 from .gojson import go_dumps
 from .models import TrainedModel
 

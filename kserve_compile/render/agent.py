@@ -20,7 +20,7 @@ from ..config import KServeConfig
 from ..errors import InputError
 from .cluster_state import ClusterState
 from .credentials import add_service_account_credentials
-from .quantities import QUANTITY_FORMAT_ERROR, is_quantity, requirements
+from ..quantity import QUANTITY_FORMAT_ERROR, is_quantity, requirements
 
 PodSpec = dict[str, Any]
 

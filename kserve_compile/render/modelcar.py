@@ -14,7 +14,7 @@ from typing import Any
 from .. import constants as C
 from ..config import StorageInitializerConfig
 from ..errors import InputError
-from .quantities import canonical_quantity, is_quantity
+from ..quantity import canonical_quantity, is_quantity
 
 PodSpec = dict[str, Any]
 

@@ -26,7 +26,7 @@ from ..merge import CONTAINER_LIST_KEYS, strategic_merge
 from . import modelcar
 from .cluster_state import ClusterState
 from .credentials import AWS_CA_BUNDLE, AWS_CA_BUNDLE_CONFIGMAP, add_service_account_credentials, add_storage_spec_credentials
-from .quantities import requirements
+from ..quantity import requirements
 
 PodSpec = dict[str, Any]
 Container = dict[str, Any]

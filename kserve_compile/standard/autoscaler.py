@@ -9,7 +9,7 @@ from ..components import Component
 from ..config import KServeConfig
 from ..errors import InputError
 from ..models import ComponentExtension, MetricQuantityTarget
-from ..render.quantities import canonical_quantity
+from ..quantity import canonical_quantity
 
 
 def autoscaler(component: Component, labels: dict[str, str], config: KServeConfig) -> list[dict[str, Any]]:

@@ -7,7 +7,7 @@ from typing import Any
 from .. import constants as C
 from ..components import Component
 from ..config import KServeConfig
-from ..render.quantities import canonical_quantity
+from ..quantity import canonical_quantity
 from ..skeletons import skeleton
 
 OTEL_BACKEND = "opentelemetry"
