@@ -365,10 +365,11 @@ def plan_isvc(isvc: InferenceService, config: KServeConfig, runtimes: Sequence[S
     warning = legacy_warning(isvc.metadata.annotations)
     if warning:
         notes.append(warning)
+    written = isvc
     isvc = default_isvc(isvc, config)
     status_mode = (isvc.status or {}).get("deploymentMode") if isinstance(isvc.status, dict) else None
     mode = resolve_mode(isvc.metadata.annotations, status_mode, config)
-    validate_isvc(isvc, mode, config)
+    notes.extend(validate_isvc(isvc, mode, config, source=written))
     if mode == C.MODE_MODELMESH:
         raise InputError("deployment mode ModelMesh is not supported by kserve-compile", f"metadata.annotations[{C.ANN_DEPLOYMENT_MODE}]")
     labels = dict(isvc.metadata.labels)

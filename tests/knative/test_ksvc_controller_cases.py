@@ -22,8 +22,9 @@ RESOURCES = {"limits": {"cpu": "1", "memory": "2Gi"}, "requests": {"cpu": "1", "
 STORAGE_URI = "s3://test/mnist/export"
 SOURCE_URI = "internal.serving.kserve.io/storage-initializer-sourceuri"
 KPA = {"autoscaling.knative.dev/class": "kpa.autoscaling.knative.dev"}
-# the predictor of controller_test.go:484-493 (legacy tensorflow field, container named, default resources)
-TF_114 = {"storageUri": STORAGE_URI, "runtimeVersion": "1.14.0", "name": "kserve-container", "resources": RESOURCES}
+# the predictor of controller_test.go:484-493 (legacy tensorflow field, default resources; KServe names the
+# container there, which its webhook would reject — the controller test runs without webhooks)
+TF_114 = {"storageUri": STORAGE_URI, "runtimeVersion": "1.14.0", "resources": RESOURCES}
 TF_ARGS = ["--port=9000", "--rest_api_port=8080", "--model_base_path=/mnt/models", "--rest_api_timeout_in_ms=60000"]
 
 
