@@ -117,6 +117,17 @@ class MetricQuantityTarget(Spec):
     average_value: str | int | None = None
     average_utilization: int | None = None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _string_or_integer(cls, data: Any) -> Any:
+        """``MetricQuantity.UnmarshalJSON``: a string or an integer, never a float (KServe's wording)."""
+        if isinstance(data, dict):
+            for key in ("value", "averageValue"):
+                item = data.get(key)
+                if item is not None and (isinstance(item, bool) or not isinstance(item, (str, int))):
+                    raise ValueError(f"{key}: value must be string or integer")
+        return data
+
 
 class ResourceMetricSource(Spec):
     name: str

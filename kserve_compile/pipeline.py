@@ -124,7 +124,7 @@ def _model(doc: Document, model: type[BaseModel]) -> Any:
         raise CompileError(problems) from None
 
 
-_INNER_PATH = re.compile(r"^([\w\[\]./-]+): (must be .*)$")
+_INNER_PATH = re.compile(r"^([\w\[\]./-]+): ((?:value )?must be .*)$")
 
 
 def _pydantic_message(err: Any) -> str:
