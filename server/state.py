@@ -89,5 +89,6 @@ class ServerState:
 
             assert self.runner is not None
             model.batcher = Batcher.for_model(
-                model, self.runner, self.options.max_batch_size, self.options.max_batch_delay_ms / 1000.0
+                model, self.runner, self.options.max_batch_size, self.options.max_batch_delay_ms / 1000.0,
+                self._inline_us,
             )
