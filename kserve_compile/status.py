@@ -8,7 +8,8 @@ from typing import Any
 from . import constants as C
 from .errors import CompileError, InputError, Problem
 from .parse import Document, parse_paths
-from .pipeline import plan_isvc, prepare, route_input
+from .inputs import prepare
+from .pipeline import plan_isvc, route_input
 from .render.ingress import standard_status
 from .render.knative_ingress import knative_status
 

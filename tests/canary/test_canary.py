@@ -24,7 +24,8 @@ from kserve_compile.canary import (
 from kserve_compile.components import build_predictor
 from kserve_compile.errors import InputError
 from kserve_compile.models import InferenceService
-from kserve_compile.pipeline import embedded_runtimes, load_config, plan_isvc
+from kserve_compile.inputs import embedded_runtimes, load_config
+from kserve_compile.pipeline import plan_isvc
 
 CONFIG = load_config([])
 RUNTIMES = list(embedded_runtimes())

@@ -25,7 +25,8 @@ from kserve_compile.multinode import (
     set_gpu,
     worker_deployment,
 )
-from kserve_compile.pipeline import embedded_runtimes, load_config, plan_isvc
+from kserve_compile.inputs import embedded_runtimes, load_config
+from kserve_compile.pipeline import plan_isvc
 from kserve_compile.standard.deployment import pod_template
 from kserve_compile.standard.service import service
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from kserve_compile.models import ServingRuntime
-from kserve_compile.pipeline import embedded_runtimes
+from kserve_compile.inputs import embedded_runtimes
 from kserve_compile.runtime_validation import validate_runtimes
 
 

@@ -1,0 +1,253 @@
+"""Step 1b — inputs: sort parsed documents by kind, load the config and runtimes, and type every object.
+
+``prepare`` turns a run's documents into a :class:`Context`: the ``inferenceservice-config`` (or KServe's shipped
+one), the built-in runtimes with the inputs' runtimes over them, the live objects the pod webhook would read
+(ServiceAccounts, Secrets, ClusterStorageContainers), and the typed InferenceServices, InferenceGraphs and
+TrainedModels. Every problem found is kept, located in its document.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from . import constants as C
+from .config import KServeConfig, parse_config
+from .errors import CompileError, InputError, Problem
+from .graph import InferenceGraph, TrainedModel, group_by_isvc, validate_trained_model
+from .models import InferenceService, ServingRuntime
+from .parse import Document
+from .render.cluster_state import ClusterState
+from .runtime_validation import validate_runtimes
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+SUPPORTED_KINDS: dict[tuple[str, str], str] = {
+    (C.ISVC_API_VERSION, C.KIND_ISVC): "isvc",
+    (C.V1ALPHA1, C.KIND_SR): "runtime",
+    (C.V1ALPHA1, C.KIND_CSR): "runtime",
+    (C.V1ALPHA1, C.KIND_CSC): "cluster",
+    ("v1", "ServiceAccount"): "cluster",
+    ("v1", "Secret"): "cluster",
+    ("v1", "ConfigMap"): "configmap",
+    (C.V1ALPHA1, C.KIND_IG): "graph",
+    (C.V1ALPHA1, C.KIND_TM): "trained",
+}
+
+
+# --- embedded defaults ---------------------------------------------------------------------------------------------
+
+
+def _data_text(*parts: str) -> str:
+    return resources.files("kserve_compile").joinpath("data", *parts).read_text("utf-8")
+
+
+@cache
+def embedded_configmap() -> dict[str, Any]:
+    return yaml.load(_data_text("inferenceservice-config.yaml"), Loader=_Loader)
+
+
+@cache
+def embedded_runtimes() -> tuple[ServingRuntime, ...]:
+    folder = resources.files("kserve_compile").joinpath("data", "runtimes")
+    out = []
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".yaml"):
+            out.append(ServingRuntime.model_validate(yaml.load(entry.read_text("utf-8"), Loader=_Loader)))
+    return tuple(out)
+
+
+@cache
+def embedded_storage_containers() -> tuple[dict[str, Any], ...]:
+    docs = yaml.load_all(_data_text("storagecontainers.yaml"), Loader=_Loader)
+    return tuple(d for d in docs if d)
+
+
+# --- the pipeline --------------------------------------------------------------------------------------------------
+
+
+def _model(doc: Document, model: type[BaseModel]) -> Any:
+    try:
+        return model.model_validate(doc.data)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            loc = [p for p in err["loc"] if not (isinstance(p, str) and p.startswith(("function-after", "function-before")))]
+            path = ""
+            for part in loc:
+                path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+            message = _pydantic_message(err)
+            inner = _INNER_PATH.match(message) if err["type"] == "value_error" else None
+            if inner:  # a shape error inside inlined Kubernetes fields names its own sub-path
+                path, message = f"{path}.{inner.group(1)}" if path else inner.group(1), inner.group(2)
+            problems.append(doc.problem(message, path))
+        raise CompileError(problems) from None
+
+
+_INNER_PATH = re.compile(r"^([\w\[\]./-]+): ((?:value )?must be .*)$")
+
+
+def _pydantic_message(err: Any) -> str:
+    kind = err["type"]
+    if kind == "missing":
+        return "required field is missing"
+    if kind == "literal_error":
+        return f"must be {err['ctx']['expected']}"
+    if kind == "value_error":
+        return str(err["msg"]).removeprefix("Value error, ")
+    return f"{err['msg']} (got {err.get('input')!r:.80})"
+
+
+def classify(docs: Sequence[Document]) -> dict[str, list[Document]]:
+    groups: dict[str, list[Document]] = {group: [] for group in {*SUPPORTED_KINDS.values(), "other_configmap"}}
+    problems = []
+    for doc in docs:
+        group = SUPPORTED_KINDS.get((doc.api_version, doc.kind))
+        if group is None:
+            problems.append(doc.problem(f"unsupported apiVersion/kind {doc.api_version or '<none>'}/{doc.kind or '<none>'}; "
+                                        "kserve-compile reads InferenceService (serving.kserve.io/v1beta1), ServingRuntime, "
+                                        "ClusterServingRuntime, ClusterStorageContainer, InferenceGraph, TrainedModel "
+                                        "(serving.kserve.io/v1alpha1), "
+                                        "the inferenceservice-config ConfigMap, ServiceAccount and Secret", "kind"))
+            continue
+        if group == "configmap" and doc.name != C.CONFIGMAP_NAME:
+            group = "other_configmap"  # the CA-bundle source, once the config says which one it is
+        if group in ("isvc", "runtime", "graph", "trained") and not doc.name:
+            problems.append(doc.problem("metadata.name is required", "metadata.name"))
+            continue
+        groups.setdefault(group, []).append(doc)
+    if problems:
+        raise CompileError(problems)
+    return groups
+
+
+def load_config(configmaps: Sequence[Document]) -> KServeConfig:
+    if len(configmaps) > 1:
+        raise CompileError([d.problem(f"more than one {C.CONFIGMAP_NAME} ConfigMap in the inputs", "metadata.name") for d in configmaps[1:]])
+    if configmaps:
+        doc = configmaps[0]
+        data = doc.data.get("data") or {}
+        if not isinstance(data, dict):
+            raise CompileError([doc.problem("data must be a mapping of strings", "data")])
+        try:
+            return parse_config(data)
+        except InputError as exc:
+            raise CompileError([doc.problem(exc.message, exc.path)]) from None
+    return parse_config(embedded_configmap()["data"])
+
+
+@dataclass
+class Context:
+    """What every isvc of a run compiles against: config, runtimes, live-object stand-ins, and the isvcs."""
+
+    config: KServeConfig
+    runtimes: list[ServingRuntime]
+    cluster: ClusterState
+    isvcs: list[tuple[InferenceService, Document]]
+    problems: list[Problem]
+    graphs: list[tuple[InferenceGraph, Document]] = field(default_factory=list)
+    trained: dict[tuple[str, str], list[TrainedModel]] = field(default_factory=dict)
+    ca_bundle: dict[str, Any] | None = None  # the CA-bundle source ConfigMap named by storageInitializer config
+
+
+def prepare(docs: Sequence[Document]) -> Context:
+    groups = classify(docs)
+    config = load_config(groups["configmap"])
+    problems: list[Problem] = []
+    runtimes = list(embedded_runtimes())
+    given: list[ServingRuntime] = []
+    given_docs: dict[int, Document] = {}
+    for doc in groups["runtime"]:
+        try:
+            rt = _model(doc, ServingRuntime)
+        except CompileError as exc:
+            problems.extend(exc.problems)
+            continue
+        if not rt.is_cluster and not rt.metadata.namespace:
+            rt = rt.model_copy(update={"metadata": rt.metadata.model_copy(update={"namespace": "default"})})
+        given.append(rt)
+        given_docs[id(rt)] = doc
+    for rt, exc in validate_runtimes(given, existing=runtimes, gpu_resource_types=config.gpu_resource_types):
+        problems.append(given_docs[id(rt)].problem(exc.message, exc.path))
+    # a ClusterServingRuntime given as input replaces the built-in one of the same name
+    replaced = {r.metadata.name for r in given if r.is_cluster}
+    runtimes = [r for r in runtimes if r.metadata.name not in replaced] + given
+    cluster_docs = [d.data for d in groups["cluster"]]
+    if not any(d.kind == C.KIND_CSC for d in groups["cluster"]):
+        cluster_docs += list(embedded_storage_containers())
+    try:
+        cluster = ClusterState.from_manifests(cluster_docs)
+    except InputError as exc:
+        raise CompileError([Problem(exc.message, exc.path)]) from None
+
+    isvcs: list[tuple[InferenceService, Document]] = []
+    seen: dict[tuple[str, str], Document] = {}
+    for doc in groups["isvc"]:
+        try:
+            isvc = _model(doc, InferenceService)
+        except CompileError as exc:
+            problems.extend(exc.problems)
+            continue
+        if not isvc.metadata.namespace:
+            isvc = isvc.model_copy(update={"metadata": isvc.metadata.model_copy(update={"namespace": "default"})})
+        key = (isvc.metadata.namespace, isvc.metadata.name)
+        if key in seen:
+            problems.append(doc.problem(f"InferenceService {key[0]}/{key[1]} is defined twice (also in {seen[key].file})", "metadata.name"))
+            continue
+        seen[key] = doc
+        isvcs.append((isvc, doc))
+    graphs = _typed(groups["graph"], InferenceGraph, problems)
+    trained = _trained_models(_typed(groups["trained"], TrainedModel, problems), seen, problems)
+    ca_bundle = _ca_bundle_source(groups["other_configmap"], config, problems)
+    return Context(config, runtimes, cluster, isvcs, problems, graphs, trained, ca_bundle)
+
+
+def _ca_bundle_source(docs: Sequence[Document], config: KServeConfig, problems: list[Problem]) -> dict[str, Any] | None:
+    """The ConfigMap ``kserve/<caBundleConfigMapName>``; any other ConfigMap input is an error."""
+    wanted = config.storage_initializer.ca_bundle_config_map_name
+    found = None
+    for doc in docs:
+        if wanted and doc.name == wanted and (doc.namespace or C.KSERVE_NAMESPACE) == C.KSERVE_NAMESPACE:
+            found = doc.data
+            continue
+        problems.append(
+            doc.problem(
+                f"kserve-compile reads only the {C.CONFIGMAP_NAME} ConfigMap and the CA-bundle ConfigMap named by "
+                f'storageInitializer.caBundleConfigMapName ({wanted or "not set"}) in namespace {C.KSERVE_NAMESPACE}',
+                "metadata.name",
+            )
+        )
+    return found
+
+
+def _typed(docs: Sequence[Document], model: type[BaseModel], problems: list[Problem]) -> list[tuple[Any, Document]]:
+    out = []
+    for doc in docs:
+        try:
+            out.append((_model(doc, model), doc))
+        except CompileError as exc:
+            problems.extend(exc.problems)
+    return out
+
+
+def _trained_models(
+    items: Sequence[tuple[TrainedModel, Document]], isvcs: dict[tuple[str, str], Document], problems: list[Problem]
+) -> dict[tuple[str, str], list[TrainedModel]]:
+    """TrainedModels by parent isvc, after KServe's admission rules; an unknown parent is an error."""
+    grouped: dict[tuple[str, str], list[TrainedModel]] = {}
+    for tm, doc in items:
+        try:
+            validate_trained_model(tm)
+            [(key, models)] = group_by_isvc([tm], isvcs.keys()).items()
+        except InputError as exc:
+            problems.append(doc.problem(exc.message, exc.path))
+            continue
+        grouped.setdefault(key, []).extend(models)
+    return grouped
