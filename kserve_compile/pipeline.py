@@ -19,6 +19,7 @@ from .canary import Canary, build_canaries, canary_objects, route_canaries
 from .components import Component, build_explainer, build_predictor, build_transformer, is_multi_model
 from .config import KServeConfig
 from .defaulting import default_isvc
+from .emit import sort_objects
 from .errors import CompileError, InputError, Problem
 from .graph import (
     IsvcTarget,
@@ -83,8 +84,6 @@ def compile_documents(docs: Sequence[Document]) -> Result:
         problems.extend(exc.problems)
     if problems:
         raise CompileError(problems + warnings)
-    from .emit import sort_objects
-
     return Result(sort_objects(objects), warnings)
 
 
