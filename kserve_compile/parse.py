@@ -84,7 +84,10 @@ def split_path(path: str) -> tuple[str | int, ...]:
             if token:
                 out.append(token)
             token = ""
-            end = path.index("]", i)
+            end = path.find("]", i)
+            if end < 0:  # a key that itself contains "[": keep the rest as one token
+                token = path[i:]
+                break
             inner = path[i + 1 : end]
             out.append(int(inner) if inner.isdigit() else inner)
             i = end
