@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 from pydantic import BaseModel, ValidationError
@@ -21,11 +21,13 @@ from pydantic import BaseModel, ValidationError
 from . import constants as C
 from .config import KServeConfig, parse_config
 from .errors import CompileError, InputError, Problem
-from .graph import InferenceGraph, TrainedModel, group_by_isvc, validate_trained_model
 from .models import InferenceService, ServingRuntime
 from .parse import Document
 from .render.cluster_state import ClusterState
 from .runtime_validation import validate_runtimes
+
+if TYPE_CHECKING:  # graph support loads only when an InferenceGraph or TrainedModel is among the inputs
+    from .graph import InferenceGraph, TrainedModel
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -203,8 +205,13 @@ def prepare(docs: Sequence[Document]) -> Context:
             continue
         seen[key] = doc
         isvcs.append((isvc, doc))
-    graphs = _typed(groups["graph"], InferenceGraph, problems)
-    trained = _trained_models(_typed(groups["trained"], TrainedModel, problems), seen, problems)
+    graphs: list[tuple[InferenceGraph, Document]] = []
+    trained: dict[tuple[str, str], list[TrainedModel]] = {}
+    if groups["graph"] or groups["trained"]:
+        from .graph import InferenceGraph, TrainedModel
+
+        graphs = _typed(groups["graph"], InferenceGraph, problems)
+        trained = _trained_models(_typed(groups["trained"], TrainedModel, problems), seen, problems)
     ca_bundle = _ca_bundle_source(groups["other_configmap"], config, problems)
     return Context(config, runtimes, cluster, isvcs, problems, graphs, trained, ca_bundle)
 
@@ -241,6 +248,8 @@ def _trained_models(
     items: Sequence[tuple[TrainedModel, Document]], isvcs: dict[tuple[str, str], Document], problems: list[Problem]
 ) -> dict[tuple[str, str], list[TrainedModel]]:
     """TrainedModels by parent isvc, after KServe's admission rules; an unknown parent is an error."""
+    from .graph import group_by_isvc, validate_trained_model
+
     grouped: dict[tuple[str, str], list[TrainedModel]] = {}
     for tm, doc in items:
         try:

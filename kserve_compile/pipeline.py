@@ -12,33 +12,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import constants as C
-from .canary import Canary, build_canaries, canary_objects, route_canaries
 from .components import Component, build_explainer, build_predictor, build_transformer, is_multi_model
 from .config import KServeConfig
 from .defaulting import default_isvc
 from .emit import sort_objects
 from .errors import CompileError, InputError, Problem
-from .graph import (
-    IsvcTarget,
-    TrainedModel,
-    check_trained_models,
-    isvc_target,
-    model_config_json,
-    predictor_memory_limit,
-    render_graph,
-)
 from .inputs import Context, prepare
-from .knative import knative_service, revision_template
 from .mode import legacy_warning, resolve_mode
 from .models import InferenceService, ServingRuntime
-from .multinode import MultiNode, expand_multinode, multinode_objects
 from .parse import Document
 from .render.cluster_state import ClusterState
 from .render.ingress import RoutedComponent, RouteInput, standard_ingress, standard_status
-from .render.knative_ingress import knative_ingress, knative_status
 from .render.pod_webhook import inject_pod
 from .render.storage import apply_storage_uris
 from .standard.autoscaler import autoscaler
@@ -46,6 +33,11 @@ from .standard.deployment import deployment, pod_template
 from .standard.otel import otel_collector
 from .standard.service import service
 from .validation import validate_isvc
+
+if TYPE_CHECKING:  # Knative, canary, multi-node and graph support load only when an input needs them
+    from .canary import Canary
+    from .graph import IsvcTarget, TrainedModel
+    from .multinode import MultiNode
 
 @dataclass
 class Result:
@@ -58,7 +50,7 @@ def compile_documents(docs: Sequence[Document]) -> Result:
     problems = list(ctx.problems)
     objects: list[dict[str, Any]] = []
     warnings: list[Problem] = []
-    targets: dict[tuple[str, str], IsvcTarget] = {}
+    compiled_isvcs: list[Compiled] = []
     for isvc, doc in ctx.isvcs:
         key = (isvc.metadata.namespace, isvc.metadata.name)
         try:
@@ -71,20 +63,31 @@ def compile_documents(docs: Sequence[Document]) -> Result:
             continue
         objects.extend(compiled.objects)
         warnings.extend(doc.problem(n, severity="warning") for n in compiled.notes)
-        targets[key] = compiled.target(ctx.config, ctx.runtimes)
+        compiled_isvcs.append(compiled)
+    if ctx.graphs:
+        objects += _graphs(ctx, compiled_isvcs, problems)
+    try:
+        objects += ca_bundle_config_maps(ctx, {c.plan.isvc.metadata.namespace for c in compiled_isvcs})
+    except CompileError as exc:
+        problems.extend(exc.problems)
+    if problems:
+        raise CompileError(problems + warnings)
+    return Result(sort_objects(objects), warnings)
+
+
+def _graphs(ctx: Context, compiled: Sequence[Compiled], problems: list[Problem]) -> list[dict[str, Any]]:
+    """InferenceGraphs, whose steps reach the isvcs of the same run through their rendered addresses."""
+    from .graph import render_graph
+
+    targets = {(c.plan.isvc.metadata.namespace, c.plan.isvc.metadata.name): c.target(ctx.config, ctx.runtimes) for c in compiled}
+    objects: list[dict[str, Any]] = []
     for graph, doc in ctx.graphs:
         try:
             mode = resolve_mode(graph.metadata.annotations, (graph.status or {}).get("deploymentMode"), ctx.config)
             objects.extend(render_graph(graph, ctx.config, mode, targets))
         except InputError as exc:
             problems.append(doc.problem(exc.message, exc.path))
-    try:
-        objects += ca_bundle_config_maps(ctx, {ns for ns, _ in targets})
-    except CompileError as exc:
-        problems.extend(exc.problems)
-    if problems:
-        raise CompileError(problems + warnings)
-    return Result(sort_objects(objects), warnings)
+    return objects
 
 
 @dataclass
@@ -121,9 +124,14 @@ def plan_isvc(isvc: InferenceService, config: KServeConfig, runtimes: Sequence[S
     multinode = canaries = None
     if mode == C.MODE_STANDARD:
         if isvc.spec.predictor.worker_spec is not None:
+            from .multinode import expand_multinode
+
             multinode = expand_multinode(isvc, stable, config, labels)
             components[0] = multinode.head
-        canaries = build_canaries(isvc, stable, config, runtimes, labels)
+        if isvc.spec.canary:
+            from .canary import build_canaries
+
+            canaries = build_canaries(isvc, stable, config, runtimes, labels)
     if isvc.spec.transformer is not None:
         components.append(build_transformer(isvc, config, labels))
     if isvc.spec.explainer is not None:
@@ -137,7 +145,12 @@ def route_input(plan: Plan, config: KServeConfig) -> RouteInput:
         for c in plan.components
     }
     meta = plan.isvc.metadata
-    return RouteInput(meta.name, meta.namespace, dict(meta.labels), dict(meta.annotations), routed, route_canaries(plan.canaries))
+    canaries: tuple[tuple[str, int], ...] = ()
+    if plan.canaries:
+        from .canary import route_canaries
+
+        canaries = route_canaries(plan.canaries)
+    return RouteInput(meta.name, meta.namespace, dict(meta.labels), dict(meta.annotations), routed, canaries)
 
 
 @dataclass
@@ -148,6 +161,8 @@ class Compiled:
 
     def target(self, config: KServeConfig, runtimes: Sequence[ServingRuntime]) -> IsvcTarget:
         """How an InferenceGraph step reaches this isvc (its address, protocol and model name)."""
+        from .graph import IsvcTarget, isvc_target
+
         if self.plan.stopped:
             return IsvcTarget("", None, self.plan.isvc.metadata.name, error="InferenceService is stopped")
         return isvc_target(self.plan.isvc, isvc_address(self.plan, config), runtimes)
@@ -155,7 +170,11 @@ class Compiled:
 
 def isvc_address(plan: Plan, config: KServeConfig) -> str:
     route = route_input(plan, config)
-    status = knative_status(route, config) if plan.mode == C.MODE_KNATIVE else standard_status(route, config)
+    if plan.mode == C.MODE_KNATIVE:
+        from .render.knative_ingress import knative_status
+
+        return str((knative_status(route, config).get("address") or {}).get("url", ""))
+    status = standard_status(route, config)
     return str((status.get("address") or {}).get("url", ""))
 
 
@@ -179,6 +198,9 @@ def compile_isvc(
         def template_for(component: Component) -> tuple[dict[str, Any], list[str]]:
             return _pod_template(component, pod_template(component), isvc_data, config, cluster)
 
+        from .canary import canary_objects
+        from .multinode import multinode_objects
+
         if plan.multinode is not None:
             head_service = service(plan.multinode.head, config)
             extra, more = multinode_objects(plan.multinode, head_service, config, template_for)
@@ -189,13 +211,20 @@ def compile_isvc(
         notes += more
     multi_model = is_multi_model(plan.isvc.spec.predictor)
     if trained_models:
+        from .graph import check_trained_models, predictor_memory_limit
+
         check_trained_models(
             plan.isvc.metadata.name, trained_models, multi_model=multi_model, memory_limit=predictor_memory_limit(plan.isvc)
         )
     if multi_model:
         objects.append(_model_config_map(plan.isvc, trained_models))
     route = route_input(plan, config)
-    objects += knative_ingress(route, config) if plan.mode == C.MODE_KNATIVE else standard_ingress(route, config)
+    if plan.mode == C.MODE_KNATIVE:
+        from .render.knative_ingress import knative_ingress
+
+        objects += knative_ingress(route, config)
+    else:
+        objects += standard_ingress(route, config)
     return Compiled(plan, objects, notes)
 
 
@@ -214,6 +243,8 @@ def _knative_workloads(
     component: Component, plan: Plan, isvc_data: dict[str, Any], config: KServeConfig, cluster: ClusterState, notes: list[str]
 ) -> list[dict[str, Any]]:
     """Knative mode: one Knative Service; a canary split needs the live rolled-out revision from status."""
+    from .knative import knative_service, revision_template
+
     annotations = plan.isvc.metadata.annotations
     template, more = _pod_template(component, revision_template(component, annotations, config), isvc_data, config, cluster)
     notes.extend(more)
@@ -262,6 +293,8 @@ def _pod_template(
 
 def _model_config_map(isvc: InferenceService, trained_models: Sequence[TrainedModel]) -> dict[str, Any]:
     """``modelconfig-<isvc>-0``: the model list (its TrainedModels) the multi-model agent reads."""
+    from .graph import model_config_json
+
     meta: dict[str, Any] = {"name": f"modelconfig-{isvc.metadata.name}-0", "namespace": isvc.metadata.namespace}
     if isvc.metadata.labels:
         meta["labels"] = dict(isvc.metadata.labels)
