@@ -1,11 +1,12 @@
 """Knative-mode routing: the ExternalName Service and Istio VirtualService ``<isvc>`` (``ingress_reconciler.go``).
 
 KServe derives the VirtualService's external host from the predictor's (or transformer's) Knative route URL in
-live status, which an offline render cannot see. Here that host is ``generate_domain_name(<isvc>)`` instead: this
-assumes Knative's domain template yields the same host for the route as KServe's ``domainTemplate`` does for the
-isvc (e.g. Knative ``{{.Name}}.{{.Namespace}}.{{.Domain}}`` with KServe
-``{{ .Name }}.{{ .Namespace }}.{{ .IngressDomain }}``).
-Likewise the component URLs in :func:`knative_status` use ``generate_domain_name(<component service>)``.
+live status, which an offline render cannot see. Here that route host is assumed to be
+``generate_domain_name(<component service>)``, i.e. Knative's domain template is assumed to match KServe's
+``domainTemplate`` (e.g. Knative ``{{.Name}}.{{.Namespace}}.{{.Domain}}`` with KServe
+``{{ .Name }}.{{ .Namespace }}.{{ .IngressDomain }}``); the isvc host is then cut from it exactly as KServe does
+(``ingress_reconciler.go`` getServiceHost: drop ``-<component>-default`` when the host contains ``-default``
+anywhere, else the first ``-<component>``). The component URLs in :func:`knative_status` use the same route host.
 """
 
 from __future__ import annotations
@@ -27,8 +28,14 @@ def knative_is_internal(route: RouteInput, config: KServeConfig) -> bool:
 
 
 def external_host(route: RouteInput, config: KServeConfig) -> str:
-    """The isvc's external host (see the module docstring for the assumption behind it)."""
-    return generate_domain_name(route.name, route.namespace, config.ingress, route.labels, route.annotations)
+    """The isvc's external host, cut from the entry component's route host (see the module docstring)."""
+    entry = route.entry
+    host = _component_host(route, config, entry)
+    # Go's strings.Replace(host, old, "", 1) on the component's kind; the "-default" test is on the whole host, so
+    # with a "{{.Name}}-{{.Namespace}}" template namespace "default" loses its suffix as well (KServe's behaviour).
+    kind = "transformer" if route.transformer is not None else "predictor"
+    cut = f"-{kind}-default" if "-default" in host else f"-{kind}"
+    return host.replace(cut, "", 1)
 
 
 def knative_ingress(route: RouteInput, config: KServeConfig, *, knative_domains: Sequence[str] = ()) -> list[dict]:
