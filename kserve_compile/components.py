@@ -117,7 +117,8 @@ def _env_value(containers: Sequence[Mapping[str, Any]], container: str, name: st
 
 def set_env(container: dict[str, Any], name: str, value: str) -> None:
     """``AddEnvVarToPodSpec``: overwrite the value if the variable exists, else append it."""
-    env = container.setdefault("env", [])
+    env = container.get("env") or []
+    container["env"] = env
     for entry in env:
         if entry.get("name") == name:
             entry["value"] = value
