@@ -286,7 +286,12 @@ def _pod_template(
         )
         template = {**template, "spec": spec}
         notes += more
-    template, more = inject_pod(template, namespace=component.namespace, config=config, cluster=cluster, isvc=isvc)
+    # The webhook sees the Pod a ReplicaSet or Knative makes from the template: it has no name yet at admission.
+    pod_name = template.get("metadata", {}).get("name")
+    unnamed = {**template, "metadata": {k: v for k, v in template.get("metadata", {}).items() if k != "name"}}
+    template, more = inject_pod(unnamed, namespace=component.namespace, config=config, cluster=cluster, isvc=isvc)
+    if pod_name is not None:
+        template["metadata"] = {"name": pod_name, **template["metadata"]}
     notes += more
     return template, notes
 

@@ -72,7 +72,7 @@ def _logger_args(metadata: Mapping[str, Any], namespace: str, config: KServeConf
         "--log-url",
         annotations.get(C.ANN_LOGGER_SINK_URL, config.logger.default_url),
         "--source-uri",
-        "",  # the Pod's name: pods made from a workload template (ReplicaSet, Knative) have none yet at admission
+        str(metadata.get("name") or ""),  # a Pod from a ReplicaSet has no name yet at admission
         "--log-mode",
         annotations.get(C.ANN_LOGGER_MODE, "all"),
         "--inference-service",
