@@ -5,7 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from typing import Any
+
+from pydantic import ValidationError
+
+from .config import KServeConfig
+from .constants import CONFIGMAP_NAME
+from .defaulting import default_isvc
 from .errors import CompileError, Problem
+from .inputs import load_config
+from .models import InferenceService
 from .parse import Document, parse_paths
 from .pipeline import compile_documents
 
@@ -28,9 +37,10 @@ def validate_documents(docs: Sequence[Document], kube_version: str) -> Report:
     from .schema_check import check_object  # heavy (jsonschema, bundled schemas): only validate pays for it
 
     report = Report(inputs=len(docs))
+    config = _config_or_none(docs)
     for doc in docs:
         if doc.kind in SCHEMA_CHECKED_INPUTS:
-            for issue in check_object(doc.data, kube_version):
+            for issue in check_object(admitted(doc.data, config), kube_version):
                 report.problems.append(doc.problem(issue.message, issue.path))
     try:
         result = compile_documents(docs)
@@ -45,6 +55,25 @@ def validate_documents(docs: Sequence[Document], kube_version: str) -> Report:
             problem = issue.to_problem()
             report.problems.append(Problem(f"rendered object fails its schema: {problem.message}", problem.path, problem.kind, problem.name, file="<rendered>"))
     return report
+
+
+def admitted(obj: dict[str, Any], config: KServeConfig | None) -> dict[str, Any]:
+    """An InferenceService as the API server checks it against its schema: after the mutating webhook (which,
+    e.g., names a lone custom container ``kserve-container``). Other objects, and ones that do not parse, as given."""
+    if config is None or obj.get("kind") != "InferenceService":
+        return obj
+    try:
+        isvc = InferenceService.model_validate(obj)
+    except ValidationError:
+        return obj
+    return default_isvc(isvc, config).model_dump(by_alias=True, exclude_none=True)
+
+
+def _config_or_none(docs: Sequence[Document]) -> KServeConfig | None:
+    try:
+        return load_config([d for d in docs if d.kind == "ConfigMap" and d.name == CONFIGMAP_NAME])
+    except CompileError:
+        return None  # the compile step reports a bad ConfigMap
 
 
 def validate_paths(paths: Sequence[str], config_file: str | None, kube_version: str) -> Report:
