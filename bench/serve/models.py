@@ -1,6 +1,8 @@
 """The two benchmark models, built at run time (deterministic: seeded).
 
 * ``mlp``: FP32 input[-1, 64] -> Gemm 128 -> Relu -> Gemm 10 -> output FP32[-1, 10] (onnx helper API).
+* ``wide``: the same shape of MLP, wider: FP32 input[-1, 256] -> 1024 -> Relu -> 1024 -> Relu -> 10 (1.3 M weights,
+  5 MB: one row at a time is bound by reading the weights, so merging rows pays — the dynamic batching case).
 * ``clf``: a scikit-learn RandomForestClassifier (20 trees, depth 8) on 16 features via skl2onnx, without
   ZipMap: float_input FP32[-1, 16] -> label INT64[-1], probabilities FP32[-1, 3].
 """
@@ -26,25 +28,28 @@ class BenchModel:
         return self.path.parent
 
 
-def build_mlp(directory: Path, features: int = 64, hidden: int = 128, classes: int = 10) -> BenchModel:
+def build_mlp(directory: Path, name: str = "mlp", features: int = 64, hidden: tuple[int, ...] = (128,),
+              classes: int = 10) -> BenchModel:
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
     rng = np.random.default_rng(7)
-    weights = [
-        numpy_helper.from_array((rng.standard_normal((features, hidden)) / 8).astype(np.float32), "w1"),
-        numpy_helper.from_array((rng.standard_normal(hidden) / 8).astype(np.float32), "b1"),
-        numpy_helper.from_array((rng.standard_normal((hidden, classes)) / 8).astype(np.float32), "w2"),
-        numpy_helper.from_array((rng.standard_normal(classes) / 8).astype(np.float32), "b2"),
-    ]
-    nodes = [
-        helper.make_node("Gemm", ["input", "w1", "b1"], ["h"]),
-        helper.make_node("Relu", ["h"], ["hr"]),
-        helper.make_node("Gemm", ["hr", "w2", "b2"], ["output"]),
-    ]
+    widths = [features, *hidden, classes]
+    weights, nodes = [], []
+    current = "input"
+    for layer, (fan_in, fan_out) in enumerate(zip(widths, widths[1:]), start=1):
+        scale = 1 / np.sqrt(fan_in)
+        weights.append(numpy_helper.from_array((rng.standard_normal((fan_in, fan_out)) * scale).astype(np.float32), f"w{layer}"))
+        weights.append(numpy_helper.from_array((rng.standard_normal(fan_out) * scale).astype(np.float32), f"b{layer}"))
+        last = layer == len(widths) - 1
+        out = "output" if last else f"h{layer}"
+        nodes.append(helper.make_node("Gemm", [current, f"w{layer}", f"b{layer}"], [out]))
+        if not last:
+            nodes.append(helper.make_node("Relu", [out], [f"r{layer}"]))
+            current = f"r{layer}"
     graph = helper.make_graph(
         nodes,
-        "mlp",
+        name,
         [helper.make_tensor_value_info("input", TensorProto.FLOAT, ["batch", features])],
         [helper.make_tensor_value_info("output", TensorProto.FLOAT, ["batch", classes])],
         weights,
@@ -52,10 +57,14 @@ def build_mlp(directory: Path, features: int = 64, hidden: int = 128, classes: i
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 9
     onnx.checker.check_model(model)
-    path = directory / "mlp" / "model.onnx"
+    path = directory / name / "model.onnx"
     path.parent.mkdir(parents=True, exist_ok=True)
     onnx.save(model, str(path))
-    return BenchModel("mlp", path, "input", features, ("output",))
+    return BenchModel(name, path, "input", features, ("output",))
+
+
+def build_wide(directory: Path) -> BenchModel:
+    return build_mlp(directory, "wide", features=256, hidden=(1024, 1024))
 
 
 def build_classifier(directory: Path, features: int = 16) -> BenchModel:
@@ -74,7 +83,7 @@ def build_classifier(directory: Path, features: int = 16) -> BenchModel:
 
 
 def build_all(directory: Path) -> list[BenchModel]:
-    return [build_mlp(directory), build_classifier(directory)]
+    return [build_mlp(directory), build_classifier(directory), build_wide(directory)]
 
 
 def sample_rows(model: BenchModel, rows: int, seed: int) -> np.ndarray:
