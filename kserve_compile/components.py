@@ -7,7 +7,6 @@ Knative builders turn it into workloads.
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -16,10 +15,17 @@ from typing import Any
 
 from . import constants as C
 from .config import KServeConfig
+from .datacopy import clone
 from .errors import InputError
 from .gotemplate import GoTemplate, object_meta_data
 from .merge import merge_containers, merge_pod_specs
-from .models import ComponentExtension, InferenceService, ModelSpec, PredictorSpec, ServingRuntime
+from .models import (
+    ComponentExtension,
+    InferenceService,
+    ModelSpec,
+    PredictorSpec,
+    ServingRuntime,
+)
 from .runtime_select import Selected, lowest_protocol, select_runtime
 from .storage_uri import validate_storage_uri
 
@@ -204,7 +210,7 @@ def build_predictor(
         runtime_labels = dict(selected.spec.labels or {})
         runtime_annotations = filtered(selected.spec.annotations, config.annotation_disallowed)
     else:
-        pod_spec = copy.deepcopy(predictor.k8s)
+        pod_spec = clone(predictor.k8s)
         containers = pod_spec.get("containers") or []
         kserve = next((c for c in containers if c.get("name") == C.CONTAINER_KSERVE), None)
         if kserve is None:
@@ -239,7 +245,7 @@ def _server_type(selected: Selected) -> str:
 def _apply_runtime_defaults(model: ModelSpec, selected: Selected, isvc_name: str, labels: dict[str, str]) -> ModelSpec:
     """``SetRuntimeDefaults`` for mlserver, torchserve and triton (mutates ``labels`` like KServe mutates isvc labels)."""
     server_type = _server_type(selected)
-    k8s = copy.deepcopy(model.k8s)
+    k8s = clone(model.k8s)
     protocol = model.protocol_version
     has_storage = model.storage_uri is not None or model.storage is not None
     if server_type == "mlserver":
@@ -287,7 +293,7 @@ def _runtime_pod_spec(
     container = replace_placeholders(container, meta, selected.name)
     _update_image_tag(container, model.runtime_version, selected)
 
-    runtime_pod = {k: copy.deepcopy(v) for k, v in selected.spec.k8s.items() if k in RUNTIME_POD_MERGED}
+    runtime_pod = {k: clone(v) for k, v in selected.spec.k8s.items() if k in RUNTIME_POD_MERGED}
     pod_spec = merge_pod_specs(runtime_pod, predictor.k8s)
     containers = [container]
     isvc_containers = predictor.containers
@@ -297,11 +303,11 @@ def _runtime_pod_spec(
     if rt_transformer is not None and is_transformer is not None:
         transformer = merge_containers(rt_transformer, is_transformer)
     else:
-        transformer = copy.deepcopy(rt_transformer or is_transformer)
+        transformer = clone(rt_transformer or is_transformer)
     if transformer is not None:
         containers.append(replace_placeholders(transformer, meta, selected.name))
-    containers += [copy.deepcopy(c) for c in runtime_containers if c.get("name") not in (C.CONTAINER_KSERVE, C.CONTAINER_TRANSFORMER)]
-    containers += [copy.deepcopy(c) for c in isvc_containers if c.get("name") != C.CONTAINER_TRANSFORMER]
+    containers += [clone(c) for c in runtime_containers if c.get("name") not in (C.CONTAINER_KSERVE, C.CONTAINER_TRANSFORMER)]
+    containers += [clone(c) for c in isvc_containers if c.get("name") != C.CONTAINER_TRANSFORMER]
     pod_spec["containers"] = containers
     return pod_spec
 
@@ -373,7 +379,7 @@ def build_transformer(isvc: InferenceService, config: KServeConfig, labels: Mapp
     add_logger_annotations(spec, annotations)
     add_batcher_annotations(spec, annotations)
     predictor_host = C.component_name(meta.name, C.PREDICTOR, isvc.spec.predictor.name)
-    pod_spec = copy.deepcopy(spec.k8s)
+    pod_spec = clone(spec.k8s)
     containers = pod_spec.setdefault("containers", [{}])
     first = containers[0]
     pairs = [("--model_name", meta.name), ("--predictor_host", f"{predictor_host}.{meta.namespace}"), ("--http_port", str(C.DEFAULT_HTTP_PORT))]
@@ -390,13 +396,13 @@ def build_explainer(isvc: InferenceService, config: KServeConfig, labels: Mappin
     meta = isvc.metadata
     annotations = filtered(meta.annotations, config.annotation_disallowed)
     predictor_host = f"{C.component_name(meta.name, C.PREDICTOR, isvc.spec.predictor.name)}.{meta.namespace}"
-    pod_spec = copy.deepcopy(spec.k8s)
+    pod_spec = clone(spec.k8s)
     if spec.art is not None:
         uri = spec.art.storage_uri
         container = _art_container(isvc, config, predictor_host)
     else:
         uri = _env_value(spec.containers, C.CONTAINER_KSERVE, "STORAGE_URI")
-        container = copy.deepcopy((pod_spec.get("containers") or [{}])[0])
+        container = clone((pod_spec.get("containers") or [{}])[0])
         _append_missing_args(container, [("--model_name", meta.name), ("--predictor_host", predictor_host)])
         container.setdefault("args", []).extend(["--http_port", str(C.DEFAULT_HTTP_PORT)])
         if spec.container_concurrency is not None:
@@ -417,7 +423,7 @@ def _art_container(isvc: InferenceService, config: KServeConfig, predictor_host:
     art = explainer.art
     from .defaulting import default_resources
 
-    container = copy.deepcopy(art.k8s)
+    container = clone(art.k8s)
     container["name"] = C.CONTAINER_KSERVE
     if not container.get("image"):
         version = art.runtime_version or config.explainers.art.default_image_version

@@ -8,8 +8,9 @@ are replaced; maps merge per key; ``null`` deletes; merged lists are ordered as 
 
 from __future__ import annotations
 
-import copy
 from typing import Any
+
+from .datacopy import clone
 
 # field → merge key, for lists merged element-by-element (k8s.io/api/core/v1 patchMergeKey tags)
 CONTAINER_LIST_KEYS = {"env": "name", "ports": "containerPort", "volumeMounts": "mountPath", "volumeDevices": "devicePath", "resizePolicy": "resourceName"}
@@ -28,7 +29,7 @@ _NESTED = {"containers": CONTAINER_LIST_KEYS, "initContainers": CONTAINER_LIST_K
 
 def strategic_merge(base: dict[str, Any], patch: dict[str, Any], list_keys: dict[str, str]) -> dict[str, Any]:
     """``base`` with ``patch`` merged over it; neither input is changed."""
-    out = copy.deepcopy(base)
+    out = clone(base)
     for key, value in patch.items():
         if value is None:
             out.pop(key, None)
@@ -37,7 +38,7 @@ def strategic_merge(base: dict[str, Any], patch: dict[str, Any], list_keys: dict
         elif isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = _merge_map(out[key], value)
         else:
-            out[key] = copy.deepcopy(value)
+            out[key] = clone(value)
     return out
 
 
@@ -49,7 +50,7 @@ def _merge_map(base: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
         elif isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = _merge_map(out[key], value)
         else:
-            out[key] = copy.deepcopy(value)
+            out[key] = clone(value)
     return out
 
 
@@ -72,7 +73,7 @@ def _merge_list(base: list[Any], patch: list[Any], merge_key: str, nested: dict[
         elif key in base_index:
             merged_by_key[key] = strategic_merge(base[base_index[key]], item, nested)
         else:
-            merged_by_key[key] = copy.deepcopy(item)
+            merged_by_key[key] = clone(item)
     patch_items: list[Any] = []
     seen: set[Any] = set()
     for item in keyed_patch:
@@ -80,7 +81,7 @@ def _merge_list(base: list[Any], patch: list[Any], merge_key: str, nested: dict[
         if key not in seen:
             seen.add(key)
             patch_items.append(merged_by_key[key])
-    server_only = [copy.deepcopy(item) for item in base if not (isinstance(item, dict) and item.get(merge_key) in seen)]
+    server_only = [clone(item) for item in base if not (isinstance(item, dict) and item.get(merge_key) in seen)]
 
     def position(item: Any) -> int:
         return base_index.get(item.get(merge_key), -1) if isinstance(item, dict) else -1
@@ -102,7 +103,7 @@ def _merge_list(base: list[Any], patch: list[Any], merge_key: str, nested: dict[
             else:
                 out.append(patch_items[j])
                 j += 1
-    out += [copy.deepcopy(item) for item in patch if not isinstance(item, dict)]
+    out += [clone(item) for item in patch if not isinstance(item, dict)]
     return out
 
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import copy
 from functools import cache
 from importlib import resources
 from typing import Any
 
 import yaml
+
+from .datacopy import clone
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -20,4 +21,4 @@ def _load(name: str) -> Any:
 
 def skeleton(name: str) -> Any:
     """A fresh copy of ``templates/<name>.yaml``."""
-    return copy.deepcopy(_load(name))
+    return clone(_load(name))

@@ -13,12 +13,12 @@ injected into Pods after us (so only the explicit ``storage-initializer-uid`` an
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
 from .. import constants as C
 from ..config import KServeConfig
+from ..datacopy import clone
 from ..errors import InputError
 from .agent import check_agent_configs, inject_agent
 from .cluster_state import ClusterState
@@ -44,7 +44,7 @@ def inject_pod(
     """
     if not isinstance(template, Mapping):
         raise InputError("pod template must be a mapping", "spec.template")
-    out = copy.deepcopy(dict(template))
+    out = clone(dict(template))
     metadata = out.setdefault("metadata", {}) or {}
     out["metadata"] = metadata
     spec = out.get("spec")

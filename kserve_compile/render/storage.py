@@ -10,7 +10,6 @@ Internal helpers change the pod spec dict they are given; the public functions d
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import posixpath
@@ -21,12 +20,18 @@ from typing import Any
 
 from .. import constants as C
 from ..config import KServeConfig, StorageInitializerConfig
+from ..datacopy import clone
 from ..errors import InputError
 from ..merge import CONTAINER_LIST_KEYS, strategic_merge
+from ..quantity import requirements
 from . import modelcar
 from .cluster_state import ClusterState
-from .credentials import AWS_CA_BUNDLE, AWS_CA_BUNDLE_CONFIGMAP, add_service_account_credentials, add_storage_spec_credentials
-from ..quantity import requirements
+from .credentials import (
+    AWS_CA_BUNDLE,
+    AWS_CA_BUNDLE_CONFIGMAP,
+    add_service_account_credentials,
+    add_storage_spec_credentials,
+)
 
 PodSpec = dict[str, Any]
 Container = dict[str, Any]
@@ -337,7 +342,7 @@ def _finish_init_container(init: Container, p: StorageParams, warnings: list[str
             if env.get("name") == AWS_CA_BUNDLE:
                 ca_path = posixpath.dirname(env.get("value", "")) or "."
     if p.storage_container is not None:
-        merged = merge_container(init, copy.deepcopy(p.storage_container.get("container") or {}))
+        merged = merge_container(init, clone(p.storage_container.get("container") or {}))
         init.clear()
         init.update(merged)
     if needs_ca:
@@ -395,7 +400,7 @@ def inject_storage_initializer(
             annotations=annotations,
             legacy=True,
             storage_spec=storage_spec,
-            storage_container=copy.deepcopy(csc),
+            storage_container=clone(csc),
         ),
         warnings,
     )
@@ -474,7 +479,7 @@ def apply_storage_uris(
     ``storage`` (``{key, parameters}``), used for credentials only when both are set. Returns the new pod spec and
     warnings.
     """
-    spec = copy.deepcopy(pod_spec)
+    spec = clone(pod_spec)
     warnings: list[str] = []
     pairs: list[tuple[str, str]] = []
     for i, entry in enumerate(storage_uris):
@@ -500,7 +505,7 @@ def apply_storage_uris(
             annotations=annotations,
             legacy=False,
             storage_spec=spec_creds,
-            storage_container=copy.deepcopy(csc),
+            storage_container=clone(csc),
         ),
         warnings,
     )

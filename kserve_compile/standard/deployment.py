@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from .. import constants as C
 from ..components import Component
 from ..config import KServeConfig
+from ..datacopy import clone
 from ..skeletons import skeleton
 
 PROBED_CONTAINERS = (C.CONTAINER_KSERVE, C.CONTAINER_TRANSFORMER)
@@ -16,7 +16,7 @@ PROBED_CONTAINERS = (C.CONTAINER_KSERVE, C.CONTAINER_TRANSFORMER)
 def with_pod_defaults(pod_spec: dict[str, Any]) -> dict[str, Any]:
     """``setDefaultPodSpec``: pod and container defaults, and a TCP readiness probe for the serving containers."""
     defaults = skeleton("pod-defaults")
-    spec = copy.deepcopy(pod_spec)
+    spec = clone(pod_spec)
     for key, value in defaults["pod"].items():
         if spec.get(key) in (None, ""):
             spec[key] = value
@@ -25,7 +25,7 @@ def with_pod_defaults(pod_spec: dict[str, Any]) -> dict[str, Any]:
             if not container.get(key):
                 container[key] = value
         if container.get("name") in PROBED_CONTAINERS and container.get("readinessProbe") is None:
-            probe = copy.deepcopy(defaults["readinessProbe"])
+            probe = clone(defaults["readinessProbe"])
             ports = container.get("ports") or []
             if ports:
                 probe["tcpSocket"]["port"] = ports[0].get("containerPort", 0)
@@ -47,7 +47,7 @@ def deployment(component: Component, pod_template: dict[str, Any], config: KServ
     }
     ext = component.spec
     if ext.deployment_strategy is not None:
-        spec["strategy"] = copy.deepcopy(ext.deployment_strategy)
+        spec["strategy"] = clone(ext.deployment_strategy)
     else:
         spec.update(skeleton("deployment"))
         _apply_configmap_rollout(spec, config)
