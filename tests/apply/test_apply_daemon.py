@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import threading
 import urllib.error
 import urllib.request

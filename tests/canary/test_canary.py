@@ -17,7 +17,6 @@ from kserve_compile.canary import (
     canary_predictors,
     canary_replicas,
     merge_override,
-    resolved_stable,
     route_canaries,
     stable_min_replicas,
 )
