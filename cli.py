@@ -75,6 +75,7 @@ def render(
     output: OutputFormat = typer.Option(OutputFormat.yaml, "-o", "--output", help="yaml or json."),
     output_dir: Optional[str] = typer.Option(None, "--output-dir", help="Write one file per object plus a kustomization.yaml."),
     error_format: ErrorFormat = typer.Option(ErrorFormat.text, "--error-format", help="text, json or github."),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help="Do not print warnings (errors are always printed)."),
 ) -> None:
     """Print the objects KServe's controller and webhooks would create for the inputs."""
 
@@ -83,7 +84,8 @@ def render(
         from kserve_compile.emit import dump_json, dump_yaml, write_output_dir
 
         result = render_result(files, config)
-        _report(result.warnings, error_format)
+        if not quiet:
+            _report(result.warnings, error_format)
         if output_dir is not None:
             written = write_output_dir(result.objects, output_dir)
             sys.stderr.write(f"wrote {len(written)} files to {output_dir}\n")

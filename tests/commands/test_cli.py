@@ -196,3 +196,40 @@ def test_status_of_a_knative_isvc_uses_the_knative_urls(tmp_path: Path):
     [row] = json.loads(result.stdout)
     assert row["deploymentMode"] == "Knative"
     assert row["address"]["url"] == "http://sklearn-iris.default.svc.cluster.local"
+
+
+def test_output_dir_is_not_created_when_the_input_is_invalid(tmp_path: Path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(EXAMPLE.read_text().replace("gs://", "ftp://"))
+    out = tmp_path / "out"
+    result = run("render", str(bad), "--output-dir", str(out))
+    assert result.returncode == 1
+    assert not out.exists()
+
+
+def test_output_dir_keeps_the_previous_render_when_the_new_one_fails(tmp_path: Path):
+    out = tmp_path / "out"
+    assert run("render", str(EXAMPLE), "--output-dir", str(out)).returncode == 0
+    before = {p.name: p.read_text() for p in out.iterdir()}
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(EXAMPLE.read_text().replace("name: sklearn\n", "name: nosuchformat\n"))
+    assert run("render", str(bad), "--output-dir", str(out)).returncode == 1
+    assert {p.name: p.read_text() for p in out.iterdir()} == before
+
+
+def test_json_error_format_is_one_object_per_problem(tmp_path: Path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(EXAMPLE.read_text().replace("gs://", "ftp://"))
+    result = run("render", str(bad), "--error-format", "json")
+    assert result.returncode == 1
+    problems = [json.loads(line) for line in result.stderr.splitlines() if line.startswith("{")]
+    assert problems and problems[0]["kind"] == "InferenceService" and problems[0]["name"] == "sklearn-iris"
+    assert problems[0]["path"] == "spec.predictor.model.storageUri"
+    assert problems[0]["line"] > 0 and problems[0]["severity"] == "error"
+
+
+def test_quiet_drops_warnings_but_not_output():
+    loud = run("render", str(EXAMPLE))
+    quiet = run("render", str(EXAMPLE), "--quiet")
+    assert "warning:" in loud.stderr
+    assert quiet.stderr == "" and quiet.stdout == loud.stdout
