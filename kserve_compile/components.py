@@ -19,6 +19,7 @@ from .datacopy import clone
 from .errors import InputError
 from .gotemplate import GoTemplate, object_meta_data
 from .merge import merge_containers, merge_pod_specs
+from .objects import filtered, set_env
 from .models import (
     ComponentExtension,
     InferenceService,
@@ -69,9 +70,6 @@ class Component:
         return self.app or C.app_label(self.name)
 
 
-def filtered(values: Mapping[str, str] | None, disallowed: Sequence[str]) -> dict[str, str]:
-    return {k: v for k, v in (values or {}).items() if k not in disallowed}
-
 
 def add_logger_annotations(spec: ComponentExtension, annotations: dict[str, str]) -> None:
     logger = spec.logger
@@ -120,16 +118,6 @@ def _env_value(containers: Sequence[Mapping[str, Any]], container: str, name: st
             return None
     return None
 
-
-def set_env(container: dict[str, Any], name: str, value: str) -> None:
-    """``AddEnvVarToPodSpec``: overwrite the value if the variable exists, else append it."""
-    env = container.get("env") or []
-    container["env"] = env
-    for entry in env:
-        if entry.get("name") == name:
-            entry["value"] = value
-            return
-    env.append({"name": name, "value": value})
 
 
 def _storage_annotations(uri: str | None, storage: Any, annotations: dict[str, str], path: str) -> None:

@@ -209,6 +209,7 @@ MEMORY_MODELCAR_DEFAULT = "15Mi"
 
 VOLUME_CA_BUNDLE = "cabundle-cert"
 DEFAULT_GLOBAL_CA_BUNDLE_CONFIGMAP = "global-ca-bundle"
+CA_BUNDLE_FILE_NAME = "cabundle.crt"  # the key KServe copies out of the CA-bundle source ConfigMap
 DEFAULT_CA_BUNDLE_MOUNT_PATH = "/etc/ssl/custom-certs"
 VOLUME_OCI_FETCH_DOCKER_CONFIG = "kserve-oci-fetch-docker-config"
 OCI_FETCH_DOCKER_CONFIG_DIR = "/mnt/oci-fetch-auth"

@@ -25,7 +25,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from . import constants as C
-from .components import RUNTIME_POD_MERGED, Component, filtered, predictor_annotations, set_env
+from .components import RUNTIME_POD_MERGED, Component, predictor_annotations
+from .objects import filtered, set_env
 from .config import DEFAULT_GPU_RESOURCE_TYPES, KServeConfig
 from .errors import InputError
 from .merge import merge_containers, merge_pod_specs

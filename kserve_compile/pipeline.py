@@ -316,13 +316,11 @@ def ca_bundle_config_maps(ctx: Context, namespaces: set[str]) -> list[dict[str, 
             [Problem(f"storageInitializer.caBundleConfigMapName is {wanted!r}: give the ConfigMap {C.KSERVE_NAMESPACE}/{wanted} "
                      "as an input (KServe copies its cabundle.crt into every InferenceService namespace)", "data.storageInitializer")]
         )
-    data = (ctx.ca_bundle.get("data") or {}).get(CA_BUNDLE_FILE_NAME)
+    data = (ctx.ca_bundle.get("data") or {}).get(C.CA_BUNDLE_FILE_NAME)
     if not data:
-        raise CompileError([Problem(f"specified cabundle file {CA_BUNDLE_FILE_NAME} not found in cabundle configmap {wanted}", "data")])
+        raise CompileError([Problem(f"specified cabundle file {C.CA_BUNDLE_FILE_NAME} not found in cabundle configmap {wanted}", "data")])
     return [
-        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": C.DEFAULT_GLOBAL_CA_BUNDLE_CONFIGMAP, "namespace": ns}, "data": {CA_BUNDLE_FILE_NAME: data}}
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": C.DEFAULT_GLOBAL_CA_BUNDLE_CONFIGMAP, "namespace": ns}, "data": {C.CA_BUNDLE_FILE_NAME: data}}
         for ns in sorted(namespaces)
     ]
 
-
-CA_BUNDLE_FILE_NAME = "cabundle.crt"

@@ -64,10 +64,6 @@ class RouteInput:
         return self.annotations.get(C.ANN_STOP, "").lower() == "true"
 
 
-def filtered(values: Mapping[str, str], disallowed: tuple[str, ...]) -> dict[str, str]:
-    return {k: v for k, v in values.items() if k not in disallowed}
-
-
 def object_meta(name: str, namespace: str, labels: Mapping[str, str] | None = None,
                 annotations: Mapping[str, str] | None = None) -> dict[str, Any]:
     """``metadata`` with empty label/annotation maps left out (omitempty)."""

@@ -13,7 +13,8 @@ from .. import constants as C
 from ..config import KServeConfig
 from ..errors import InputError
 from .domain import additional_hosts, generate_path
-from .ingress import filtered, is_grpc_port, object_meta, route_host
+from ..objects import filtered
+from .ingress import is_grpc_port, object_meta, route_host
 
 if TYPE_CHECKING:
     from .ingress import RoutedComponent, RouteInput

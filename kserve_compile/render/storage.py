@@ -22,6 +22,7 @@ from .. import constants as C
 from ..config import KServeConfig, StorageInitializerConfig
 from ..datacopy import clone
 from ..errors import InputError
+from ..objects import add_env_if_absent, set_env
 from ..merge import CONTAINER_LIST_KEYS, strategic_merge
 from ..quantity import requirements
 from . import modelcar
@@ -79,21 +80,6 @@ def common_parent_path(paths: list[str]) -> str:
             break
         common.append(next(iter(level)))
     return "/" + "/".join(common) if common else "/"
-
-
-def add_env_if_absent(container: Container, name: str, value: str) -> None:
-    env = container.setdefault("env", [])
-    if not any(e.get("name") == name for e in env):
-        env.append({"name": name, "value": value})
-
-
-def add_or_replace_env(container: Container, name: str, value: str) -> None:
-    env = container.setdefault("env", [])
-    for item in env:
-        if item.get("name") == name:
-            item["value"] = value
-            return
-    env.append({"name": name, "value": value})
 
 
 def add_volume_if_absent(pod_spec: PodSpec, volume: dict[str, Any]) -> None:
@@ -353,10 +339,10 @@ def _finish_init_container(init: Container, p: StorageParams, warnings: list[str
     for name, value in C.HF_DEFAULT_ENV:
         add_env_if_absent(init, name, value)
     if p.annotations.get(C.ANN_CONFIDENTIAL_ENABLED) == "true":
-        add_or_replace_env(init, C.ENV_CONFIDENTIAL_ENABLED, "true")
+        set_env(init, C.ENV_CONFIDENTIAL_ENABLED, "true")
         resource_id = p.annotations.get(C.ANN_CONFIDENTIAL_RESOURCE_ID, "")
         if resource_id:
-            add_or_replace_env(init, C.ENV_CONFIDENTIAL_RESOURCE_ID, resource_id)
+            set_env(init, C.ENV_CONFIDENTIAL_RESOURCE_ID, resource_id)
     if not p.pod_spec.get("volumes"):
         p.pod_spec.pop("volumes", None)
 

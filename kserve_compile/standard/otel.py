@@ -49,9 +49,5 @@ def otel_collector(component: Component, config: KServeConfig) -> list[dict[str,
 
 
 def _resources(resource: Any) -> dict[str, dict[str, str]]:
-    out: dict[str, dict[str, str]] = {}
-    for section, cpu, memory in (("requests", resource.cpu_request, resource.memory_request), ("limits", resource.cpu_limit, resource.memory_limit)):
-        values = {k: canonical_quantity(v) for k, v in (("cpu", cpu), ("memory", memory)) if v}
-        if values:
-            out[section] = values
-    return out
+    """``createResourceRequirements``: the configured values, written as Kubernetes writes quantities."""
+    return {section: {k: canonical_quantity(v) for k, v in values.items()} for section, values in resource.requirements().items()}
