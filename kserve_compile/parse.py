@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -262,6 +262,3 @@ def _key_text(key: Any) -> str:
         return "true" if key else "false"
     return str(key)
 
-
-def iter_documents(docs: Iterable[Document], kind: str) -> Iterator[Document]:
-    return (d for d in docs if d.kind == kind)

@@ -49,10 +49,6 @@ def key_of(obj: Obj, default_namespace: str = "") -> ObjKey:
     return ObjKey(group, str(obj.get("kind", "")), str(meta.get("namespace") or default_namespace), str(meta.get("name", "")))
 
 
-def describe(obj: Obj) -> str:
-    return str(key_of(obj))
-
-
 # --- apply order (Flux's staging) -------------------------------------------------------------
 _FIRST_STAGE = ("CustomResourceDefinition", "Namespace", "ClusterRole")
 _KIND_RANK = (
