@@ -22,7 +22,7 @@ from . import constants as C
 from .config import KServeConfig, parse_config
 from .errors import CompileError, InputError, Problem
 from .models import InferenceService, ServingRuntime
-from .parse import Document
+from .parse import Document, parse_paths
 from .render.cluster_state import ClusterState
 from .runtime_validation import validate_runtimes
 
@@ -70,6 +70,41 @@ def embedded_runtimes() -> tuple[ServingRuntime, ...]:
 def embedded_storage_containers() -> tuple[dict[str, Any], ...]:
     docs = yaml.load_all(_data_text("storagecontainers.yaml"), Loader=_Loader)
     return tuple(d for d in docs if d)
+
+
+# --- gathering: the one way every command and the daemon assemble a run's documents ---------------------------------
+
+
+def _is_kserve_config(doc: Document) -> bool:
+    return doc.api_version == "v1" and doc.kind == "ConfigMap" and doc.name == C.CONFIGMAP_NAME
+
+
+def assemble(inputs: Sequence[Document], config: Sequence[Document] | None = None) -> list[Document]:
+    """A run's documents: ``inputs``, with ``config`` (the ``--config`` file's ConfigMaps, or the cluster's
+    ``inferenceservice-config``) in place of any ``inferenceservice-config`` among them. Other ConfigMaps of the
+    inputs (the CA-bundle source) stay; without either, :func:`load_config` falls back to KServe's shipped one."""
+    if config is None:
+        return list(inputs)
+    return [d for d in inputs if not _is_kserve_config(d)] + list(config)
+
+
+def config_documents(path: str) -> list[Document]:
+    """The ConfigMaps of a ``--config`` file, which must hold the ``inferenceservice-config`` one."""
+    maps = [d for d in parse_paths([path]) if d.api_version == "v1" and d.kind == "ConfigMap"]
+    if not any(_is_kserve_config(d) for d in maps):
+        raise CompileError([Problem(f"--config file holds no {C.CONFIGMAP_NAME} ConfigMap", file=path)])
+    return maps
+
+
+def read_inputs(paths: Sequence[str], config_file: str | None = None) -> list[Document]:
+    """Files, directories or ``-``, with the ``--config`` file applied: what render, status, validate and diff read."""
+    return assemble(parse_paths(paths), config_documents(config_file) if config_file is not None else None)
+
+
+def cluster_inputs(objects: Sequence[dict[str, Any]], configmap: dict[str, Any] | None, source: str) -> list[Document]:
+    """The same from live objects (the daemon's informer caches); ``configmap`` is the cluster's config."""
+    docs = [Document(obj, source, i) for i, obj in enumerate(objects)]
+    return assemble(docs, [Document(configmap, source, len(docs))] if configmap is not None else None)
 
 
 # --- the pipeline --------------------------------------------------------------------------------------------------

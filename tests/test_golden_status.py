@@ -22,7 +22,7 @@ SCENARIOS = sorted(p.name for p in GOLDEN.iterdir() if (p / STATUS_FILE).is_file
 
 
 def status_rows(scenario: Path) -> list[dict[str, Any]]:
-    from kserve_compile.status import status_of_files
+    from kserve_compile.status_urls import status_of_files
 
     return [{"name": ref, **status} for ref, status in status_of_files([str(scenario / "input.yaml")])]
 

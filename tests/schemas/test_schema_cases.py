@@ -216,7 +216,7 @@ def test_every_golden_object_passes() -> None:
     # Inputs are checked as the API server checks them: after the mutating webhook (admitted form).
     from kserve_compile.inputs import embedded_configmap
     from kserve_compile.config import parse_config
-    from kserve_compile.validate import admitted
+    from kserve_compile.offline_check import admitted
 
     files = sorted((REPO / "golden").rglob("*.yaml"))
     assert files

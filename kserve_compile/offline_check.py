@@ -13,9 +13,9 @@ from .config import KServeConfig
 from .constants import CONFIGMAP_NAME
 from .defaulting import default_isvc
 from .errors import CompileError, Problem
-from .inputs import load_config
+from .inputs import load_config, read_inputs
 from .models import InferenceService
-from .parse import Document, parse_paths
+from .parse import Document
 from .pipeline import compile_documents
 
 # Input kinds checked against their CRD schema before rendering (the API server would do this on apply).
@@ -77,10 +77,7 @@ def _config_or_none(docs: Sequence[Document]) -> KServeConfig | None:
 
 
 def validate_paths(paths: Sequence[str], config_file: str | None, kube_version: str) -> Report:
-    docs = parse_paths(paths)
-    if config_file is not None:
-        docs = [d for d in docs if d.kind != "ConfigMap"] + [d for d in parse_paths([config_file]) if d.kind == "ConfigMap"]
-    return validate_documents(docs, kube_version)
+    return validate_documents(read_inputs(paths, config_file), kube_version)
 
 
 def _dedupe(problems: list[Problem]) -> list[Problem]:

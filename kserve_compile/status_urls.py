@@ -7,8 +7,8 @@ from typing import Any
 
 from . import constants as C
 from .errors import CompileError, InputError, Problem
-from .parse import Document, parse_paths
-from .inputs import prepare
+from .inputs import prepare, read_inputs
+from .parse import Document
 from .pipeline import plan_isvc, route_input
 from .render.ingress import standard_status
 from .render.knative_ingress import knative_status
@@ -33,7 +33,4 @@ def status_of_documents(docs: Sequence[Document]) -> list[tuple[str, dict[str, A
 
 
 def status_of_files(paths: Sequence[str], config_file: str | None = None) -> list[tuple[str, dict[str, Any]]]:
-    docs = parse_paths(paths)
-    if config_file is not None:
-        docs = [d for d in docs if d.kind != "ConfigMap"] + [d for d in parse_paths([config_file]) if d.kind == "ConfigMap"]
-    return status_of_documents(docs)
+    return status_of_documents(read_inputs(paths, config_file))

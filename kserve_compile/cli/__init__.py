@@ -1,0 +1,36 @@
+"""kserve-compile's command line: with ``apply/`` and ``server/``, the only code that reads files, prints or exits.
+
+Each command module registers its commands on one typer app; heavy parts (the compiler, the kubernetes client)
+load inside the commands, so ``--help`` and a one-isvc ``render`` start fast.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from .. import __version__
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="Compile KServe InferenceServices into the Kubernetes objects KServe would create — no cluster needed.",
+)
+
+
+def _register_commands() -> None:
+    from ..apply.cli import register as register_apply
+    from .compile_commands import register as register_compile
+
+    register_compile(app)
+    register_apply(app)
+
+
+_register_commands()
+
+
+def main() -> None:
+    app(prog_name="kserve-compile")
+
+
+__all__ = ["app", "main", "__version__"]
