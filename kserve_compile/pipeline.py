@@ -25,7 +25,8 @@ from .mode import legacy_warning, resolve_mode
 from .models import InferenceService, ServingRuntime
 from .parse import Document
 from .render.cluster_state import ClusterState
-from .render.ingress import RoutedComponent, RouteInput, standard_ingress, standard_status
+from .render.ingress import standard_ingress, standard_status
+from .render.route import RoutedComponent, RouteInput
 from .render.pod_webhook import inject_pod
 from .render.storage import apply_storage_uris
 from .standard.autoscaler import autoscaler

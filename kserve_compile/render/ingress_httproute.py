@@ -7,17 +7,15 @@ the isvc has canaries, in which case the predictor and top-level routes get weig
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import constants as C
 from ..config import KServeConfig
 from ..errors import InputError
 from .domain import additional_hosts, generate_path
 from ..objects import filtered
-from .ingress import is_grpc_port, object_meta, route_host
+from .route import RouteInput, RoutedComponent, is_grpc_port, object_meta, route_host
 
-if TYPE_CHECKING:
-    from .ingress import RoutedComponent, RouteInput
 
 
 def http_routes(route: RouteInput, config: KServeConfig, *, ready_canaries: bool = False) -> list[dict]:

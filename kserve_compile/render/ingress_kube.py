@@ -7,14 +7,12 @@ transformer's host routes to the *predictor*. There is no ``:explain`` routing, 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import constants as C
 from ..config import KServeConfig
-from .ingress import object_meta, route_host
+from .route import RouteInput, object_meta, route_host
 
-if TYPE_CHECKING:
-    from .ingress import RouteInput
 
 
 def kube_ingress(route: RouteInput, config: KServeConfig) -> dict:

@@ -18,7 +18,7 @@ from .. import constants as C
 from ..config import KServeConfig
 from .domain import additional_hosts, generate_domain_name, generate_path, host_regexp, service_hostname
 from ..objects import filtered
-from .ingress import RoutedComponent, RouteInput, object_meta
+from .route import RoutedComponent, RouteInput, object_meta
 
 
 def knative_is_internal(route: RouteInput, config: KServeConfig) -> bool:

@@ -15,6 +15,7 @@ from .. import constants as C
 from ..config import StorageInitializerConfig
 from ..errors import InputError
 from ..quantity import canonical_quantity, is_quantity
+from .pod_edits import ModelMount, add_model_mount, create_init_container, parent_directory, volume_name_from_path
 
 PodSpec = dict[str, Any]
 
@@ -67,8 +68,6 @@ def _volume_if_absent(pod_spec: PodSpec, volume: dict[str, Any]) -> None:
 
 
 def _parent(path: str) -> str:
-    from .storage import parent_directory  # storage imports this module
-
     return parent_directory(path)
 
 
@@ -160,8 +159,6 @@ def configure_oci_native(uri: str, pod_spec: PodSpec, target_name: str, model_pa
     target = _find(pod_spec, "containers", target_name)
     if target is None:
         raise InputError(f"no container found with name {target_name}", "spec.containers")
-    from .storage import volume_name_from_path
-
     volume = volume_name_from_path(model_path) or C.VOLUME_OCI_NATIVE_DEFAULT
     for mount in target.get("volumeMounts") or []:
         if mount.get("mountPath") == model_path and mount.get("name") != volume:
@@ -174,8 +171,6 @@ def configure_oci_native(uri: str, pod_spec: PodSpec, target_name: str, model_pa
 
 def configure_oci_fetch(uri: str, pod_spec: PodSpec, target_name: str, model_path: str, si: StorageInitializerConfig, namespace: str) -> None:
     """``ConfigureOciFetchToContainer``: the storage initializer downloads the image's model layers."""
-    from .storage import ModelMount, add_model_mount, create_init_container, volume_name_from_path
-
     if _find(pod_spec, "containers", target_name) is None:
         raise InputError(f"no container found with name {target_name}", "spec.containers")
     init = _find(pod_spec, "initContainers", C.CONTAINER_STORAGE_INITIALIZER)

@@ -19,13 +19,23 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import constants as C
-from ..config import KServeConfig, StorageInitializerConfig
+from ..config import KServeConfig
 from ..datacopy import clone
 from ..errors import InputError
 from ..objects import add_env_if_absent, set_env
-from ..merge import CONTAINER_LIST_KEYS, strategic_merge
-from ..quantity import requirements
 from . import modelcar
+from .pod_edits import (
+    ModelMount,
+    add_model_mount,
+    common_parent_path,
+    create_init_container,
+    find_container,
+    find_init_container,
+    merge_container,
+    parse_pvc_uri,
+    volume_mount,
+    volume_name_from_path,
+)
 from .cluster_state import ClusterState
 from .credentials import (
     AWS_CA_BUNDLE,
@@ -34,126 +44,9 @@ from .credentials import (
     add_storage_spec_credentials,
 )
 
-PodSpec = dict[str, Any]
-Container = dict[str, Any]
+from .pod_edits import Container, PodSpec
 
 
-# --- small pod-spec helpers ----------------------------------------------------------------------------------------
-def find_container(pod_spec: PodSpec, name: str) -> Container | None:
-    for container in pod_spec.get("containers") or []:
-        if container.get("name") == name:
-            return container
-    return None
-
-
-def find_init_container(pod_spec: PodSpec, name: str) -> Container | None:
-    for container in pod_spec.get("initContainers") or []:
-        if container.get("name") == name:
-            return container
-    return None
-
-
-def volume_name_from_path(path: str) -> str:
-    """``/mnt/models/base`` → ``mnt-models-base`` (``GetVolumeNameFromPath``)."""
-    return path.strip("/").replace("/", "-")
-
-
-def parent_directory(path: str) -> str:
-    """``GetParentDirectory``: ``filepath.Dir`` with ``.`` and ``/`` both meaning ``/``."""
-    parent = posixpath.dirname(posixpath.normpath(path)) if path else "."
-    return "/" if parent in (".", "/", "") else parent
-
-
-def common_parent_path(paths: list[str]) -> str:
-    """``FindCommonParentPath``: one path is its own parent; no shared leading component gives ``/``."""
-    if not paths:
-        return ""
-    if len(paths) == 1:
-        return paths[0]
-    parts = [p.strip("/").split("/") if p.strip("/") else [] for p in paths]
-    non_empty = [p for p in parts if p]
-    shortest = min((len(p) for p in non_empty), default=0)
-    common: list[str] = []
-    for i in range(shortest):
-        level = {p[i] for p in parts}  # an empty path here would fail the index in Go too; KServe validates paths
-        if len(level) != 1:
-            break
-        common.append(next(iter(level)))
-    return "/" + "/".join(common) if common else "/"
-
-
-def add_volume_if_absent(pod_spec: PodSpec, volume: dict[str, Any]) -> None:
-    volumes = pod_spec.setdefault("volumes", [])
-    if not any(v.get("name") == volume["name"] for v in volumes):
-        volumes.append(volume)
-
-
-def volume_mount(name: str, mount_path: str, *, read_only: bool = False, sub_path: str = "") -> dict[str, Any]:
-    """A VolumeMount as it serializes: ``readOnly: false`` and an empty ``subPath`` are omitted."""
-    mount: dict[str, Any] = {"name": name, "mountPath": mount_path}
-    if sub_path:
-        mount["subPath"] = sub_path
-    if read_only:
-        mount["readOnly"] = True
-    return mount
-
-
-@dataclass(frozen=True)
-class ModelMount:
-    mount_path: str
-    volume_name: str
-    read_only: bool
-    sub_path: str = ""
-    pvc_name: str = ""
-
-
-def add_model_mount(mount: ModelMount, container_name: str, pod_spec: PodSpec) -> None:
-    """``AddModelMount``: mount (once per volume name) into the named container; init containers mount writable."""
-    target = find_container(pod_spec, container_name)
-    read_only = mount.read_only
-    if target is None:
-        target = find_init_container(pod_spec, container_name)
-        read_only = False
-    if target is None or any(m.get("name") == mount.volume_name for m in target.get("volumeMounts") or []):
-        return
-    target.setdefault("volumeMounts", []).append(
-        volume_mount(mount.volume_name, mount.mount_path, read_only=read_only, sub_path=mount.sub_path)
-    )
-    source = {"persistentVolumeClaim": {"claimName": mount.pvc_name}} if mount.pvc_name else {"emptyDir": {}}
-    add_volume_if_absent(pod_spec, {"name": mount.volume_name, **source})
-
-
-def parse_pvc_uri(uri: str) -> tuple[str, str]:
-    """``pvc://claim/sub/path`` → ``("claim", "sub/path")``."""
-    parts = uri.removeprefix(C.PVC_URI_PREFIX).split("/")
-    return parts[0], "/".join(parts[1:])
-
-
-def create_init_container(cfg: StorageInitializerConfig, args: list[str]) -> Container:
-    """``CreateInitContainerWithConfig``."""
-    return {
-        "name": C.CONTAINER_STORAGE_INITIALIZER,
-        "image": cfg.image or C.STORAGE_INITIALIZER_IMAGE,
-        "args": list(args),
-        "terminationMessagePolicy": "FallbackToLogsOnError",
-        "resources": requirements("storageInitializer", cfg.cpu_limit, cfg.memory_limit, cfg.cpu_request, cfg.memory_request),
-    }
-
-
-def merge_container(base: Container, overlay: Container) -> Container:
-    """``MergeContainerWithPatch``: strategic merge; an env entry keeps only the overlay's kind of value."""
-    merged = strategic_merge(base, overlay, CONTAINER_LIST_KEYS)
-    wanted = {e.get("name"): e for e in overlay.get("env") or [] if isinstance(e, dict)}
-    for env in merged.get("env") or []:
-        over = wanted.get(env.get("name"))
-        if over is not None and "value" in env and "valueFrom" in env:
-            env.pop("value" if over.get("valueFrom") else "valueFrom")
-    if not merged.get("name"):
-        merged["name"] = base.get("name", "")
-    return merged
-
-
-# --- ClusterStorageContainer ---------------------------------------------------------------------------------------
 def _csc_name(csc: Mapping[str, Any]) -> str:
     return str((csc.get("metadata") or {}).get("name", ""))
 

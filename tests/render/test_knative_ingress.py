@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from kserve_compile.config import KServeConfig, parse_config
-from kserve_compile.render.ingress import RoutedComponent, RouteInput
+from kserve_compile.render.route import RoutedComponent, RouteInput
 from kserve_compile.render.knative_ingress import knative_ingress, knative_status
 
 NAME, NS = "my-model", "test"
