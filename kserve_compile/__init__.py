@@ -1,10 +1,11 @@
 """kserve-compile: KServe's control plane as a pure compiler.
 
-The pipeline reads top to bottom:
+The pipeline reads top to bottom (``pipeline.compile_documents`` runs it; ``api`` is the library surface):
 
-    parse → default and validate → resolve mode, config and runtime → build components → ingress → emit
+    parse → inputs → default and validate → resolve mode, config and runtime → build each component
+          → render workloads (pod webhook inlined) → ingress → emit
 
-``kserve_compile.render.render`` runs it; everything below it is a pure function.
+Everything below the command line (``cli/``) and the apply loop (``apply/``) is a pure function.
 """
 
 __version__ = "0.1.0"

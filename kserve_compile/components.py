@@ -18,8 +18,8 @@ from .config import KServeConfig
 from .datacopy import clone
 from .errors import InputError
 from .gotemplate import GoTemplate, object_meta_data
+from .kube_fields import filtered, set_env
 from .merge import merge_containers, merge_pod_specs
-from .objects import filtered, set_env
 from .models import (
     ComponentExtension,
     InferenceService,

@@ -346,7 +346,9 @@ def _default_ingress(ingress: IngressConfig, present: bool) -> IngressConfig:
         if not ingress.ingress_gateway:
             raise InputError("invalid ingress config - ingressGateway is required", "data.ingress.ingressGateway")
         if ingress.path_template:
-            from .gotemplate import GoTemplate  # local: only configs with a pathTemplate pay for it
+            from .gotemplate import (
+                GoTemplate,  # local: only configs with a pathTemplate pay for it
+            )
 
             try:
                 GoTemplate(ingress.path_template)

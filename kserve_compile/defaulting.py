@@ -11,7 +11,14 @@ from typing import Any
 
 from . import constants as C
 from .config import KServeConfig
-from .models import FRAMEWORKS, ComponentExtension, InferenceService, ModelFormat, ModelSpec, PredictorSpec
+from .models import (
+    FRAMEWORKS,
+    ComponentExtension,
+    InferenceService,
+    ModelFormat,
+    ModelSpec,
+    PredictorSpec,
+)
 
 # Legacy framework field → (modelFormat.name, protocol set when unset)
 FRAMEWORK_FORMATS: dict[str, tuple[str, str | None]] = {

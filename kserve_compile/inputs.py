@@ -19,12 +19,12 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from . import constants as C
+from .admission.runtimes import validate_runtimes
+from .cluster_state import ClusterState
 from .config import KServeConfig, parse_config
 from .errors import CompileError, InputError, Problem
 from .models import InferenceService, ServingRuntime
 from .parse import Document, parse_paths
-from .render.cluster_state import ClusterState
-from .runtime_validation import validate_runtimes
 
 if TYPE_CHECKING:  # graph support loads only when an InferenceGraph or TrainedModel is among the inputs
     from .graph import InferenceGraph, TrainedModel

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-
 from typing import Any
 
 from pydantic import ValidationError
@@ -34,7 +33,9 @@ class Report:
 
 
 def validate_documents(docs: Sequence[Document], kube_version: str) -> Report:
-    from .schema_check import check_object  # heavy (jsonschema, bundled schemas): only validate pays for it
+    from .schema_check import (
+        check_object,  # heavy (jsonschema, bundled schemas): only validate pays for it
+    )
 
     report = Report(inputs=len(docs))
     config = _config_or_none(docs)

@@ -15,7 +15,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from . import constants as C
-from .components import Component, build_explainer, build_predictor, build_transformer, is_multi_model
+from .admission.isvc import validate_isvc
+from .cluster_state import ClusterState
+from .components import (
+    Component,
+    build_explainer,
+    build_predictor,
+    build_transformer,
+    is_multi_model,
+)
 from .config import KServeConfig
 from .defaulting import default_isvc
 from .emit import sort_objects
@@ -24,21 +32,19 @@ from .inputs import Context, prepare
 from .mode import legacy_warning, resolve_mode
 from .models import InferenceService, ServingRuntime
 from .parse import Document
-from .render.cluster_state import ClusterState
-from .render.ingress import standard_ingress, standard_status
-from .render.route import RoutedComponent, RouteInput
-from .render.pod_webhook import inject_pod
-from .render.storage import apply_storage_uris
-from .standard.autoscaler import autoscaler
-from .standard.deployment import deployment, pod_template
-from .standard.otel import otel_collector
-from .standard.service import service
-from .validation import validate_isvc
+from .render.ingress.route import RoutedComponent, RouteInput
+from .render.ingress.standard import standard_ingress, standard_status
+from .render.pod_webhook.inject import inject_pod
+from .render.pod_webhook.storage import apply_storage_uris
+from .render.workloads.standard.autoscaler import autoscaler
+from .render.workloads.standard.deployment import deployment, pod_template
+from .render.workloads.standard.otel import otel_collector
+from .render.workloads.standard.service import service
 
 if TYPE_CHECKING:  # Knative, canary, multi-node and graph support load only when an input needs them
-    from .canary import Canary
     from .graph import IsvcTarget, TrainedModel
-    from .multinode import MultiNode
+    from .render.workloads.canary import Canary
+    from .render.workloads.multinode import MultiNode
 
 @dataclass
 class Result:
@@ -125,12 +131,12 @@ def plan_isvc(isvc: InferenceService, config: KServeConfig, runtimes: Sequence[S
     multinode = canaries = None
     if mode == C.MODE_STANDARD:
         if isvc.spec.predictor.worker_spec is not None:
-            from .multinode import expand_multinode
+            from .render.workloads.multinode import expand_multinode
 
             multinode = expand_multinode(isvc, stable, config, labels)
             components[0] = multinode.head
         if isvc.spec.canary:
-            from .canary import build_canaries
+            from .render.workloads.canary import build_canaries
 
             canaries = build_canaries(isvc, stable, config, runtimes, labels)
     if isvc.spec.transformer is not None:
@@ -148,7 +154,7 @@ def route_input(plan: Plan, config: KServeConfig) -> RouteInput:
     meta = plan.isvc.metadata
     canaries: tuple[tuple[str, int], ...] = ()
     if plan.canaries:
-        from .canary import route_canaries
+        from .render.workloads.canary import route_canaries
 
         canaries = route_canaries(plan.canaries)
     return RouteInput(meta.name, meta.namespace, dict(meta.labels), dict(meta.annotations), routed, canaries)
@@ -172,7 +178,7 @@ class Compiled:
 def isvc_address(plan: Plan, config: KServeConfig) -> str:
     route = route_input(plan, config)
     if plan.mode == C.MODE_KNATIVE:
-        from .render.knative_ingress import knative_status
+        from .render.ingress.virtualservice import knative_status
 
         return str((knative_status(route, config).get("address") or {}).get("url", ""))
     status = standard_status(route, config)
@@ -199,8 +205,8 @@ def compile_isvc(
         def template_for(component: Component) -> tuple[dict[str, Any], list[str]]:
             return _pod_template(component, pod_template(component), isvc_data, config, cluster)
 
-        from .canary import canary_objects
-        from .multinode import multinode_objects
+        from .render.workloads.canary import canary_objects
+        from .render.workloads.multinode import multinode_objects
 
         if plan.multinode is not None:
             head_service = service(plan.multinode.head, config)
@@ -221,7 +227,7 @@ def compile_isvc(
         objects.append(_model_config_map(plan.isvc, trained_models))
     route = route_input(plan, config)
     if plan.mode == C.MODE_KNATIVE:
-        from .render.knative_ingress import knative_ingress
+        from .render.ingress.virtualservice import knative_ingress
 
         objects += knative_ingress(route, config)
     else:
@@ -244,7 +250,7 @@ def _knative_workloads(
     component: Component, plan: Plan, isvc_data: dict[str, Any], config: KServeConfig, cluster: ClusterState, notes: list[str]
 ) -> list[dict[str, Any]]:
     """Knative mode: one Knative Service; a canary split needs the live rolled-out revision from status."""
-    from .knative import knative_service, revision_template
+    from .render.workloads.knative import knative_service, revision_template
 
     annotations = plan.isvc.metadata.annotations
     template, more = _pod_template(component, revision_template(component, annotations, config), isvc_data, config, cluster)

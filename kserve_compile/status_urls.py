@@ -10,8 +10,8 @@ from .errors import CompileError, InputError, Problem
 from .inputs import prepare, read_inputs
 from .parse import Document
 from .pipeline import plan_isvc, route_input
-from .render.ingress import standard_status
-from .render.knative_ingress import knative_status
+from .render.ingress.standard import standard_status
+from .render.ingress.virtualservice import knative_status
 
 
 def status_of_documents(docs: Sequence[Document]) -> list[tuple[str, dict[str, Any]]]:

@@ -92,8 +92,11 @@ def test_knative_isvc_host_is_cut_from_the_route_host(
     template: str, namespace: str, components: dict[str, str], expected: str
 ) -> None:
     from kserve_compile.config import parse_config
-    from kserve_compile.render.route import RoutedComponent, RouteInput
-    from kserve_compile.render.knative_ingress import external_host, knative_status
+    from kserve_compile.render.ingress.route import RoutedComponent, RouteInput
+    from kserve_compile.render.ingress.virtualservice import (
+        external_host,
+        knative_status,
+    )
 
     config = parse_config({"ingress": json.dumps({
         "ingressGateway": "knative-serving/knative-ingress-gateway", "domainTemplate": template,

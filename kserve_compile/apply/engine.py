@@ -26,8 +26,19 @@ from kserve_compile import constants as C
 from kserve_compile.apply import kstatus
 from kserve_compile.apply.kube import ApiError, Kube, Resource
 from kserve_compile.apply.objects import (
-    NEVER_PRUNE_KINDS, Obj, ObjKey, applyset_id, has_drifted, key_of, managers_of,
-    normalise, order_for_apply, order_for_delete, owner_reference, strip_scaled_replicas, with_set_metadata,
+    NEVER_PRUNE_KINDS,
+    Obj,
+    ObjKey,
+    applyset_id,
+    has_drifted,
+    key_of,
+    managers_of,
+    normalise,
+    order_for_apply,
+    order_for_delete,
+    owner_reference,
+    strip_scaled_replicas,
+    with_set_metadata,
 )
 
 CREATED, CONFIGURED, UNCHANGED, SKIPPED, PRUNED, RECREATED, KEPT = (

@@ -12,7 +12,11 @@ a ``kustomization.yaml`` (with ``sortOptions: {order: fifo}`` so kustomize keeps
 
 from kserve_compile.emit.json_text import dump_json
 from kserve_compile.emit.order import APPLY_FIRST, object_ref, sort_objects
-from kserve_compile.emit.outdir import OUTPUT_DIR_MARKER, object_file_name, write_output_dir
+from kserve_compile.emit.outdir import (
+    OUTPUT_DIR_MARKER,
+    object_file_name,
+    write_output_dir,
+)
 from kserve_compile.emit.yaml_text import dump_yaml
 
 __all__ = [

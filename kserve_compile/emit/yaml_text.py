@@ -21,7 +21,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping
-from json.encoder import encode_basestring  # C: '"' + JSON-escaped text + '"', non-ASCII kept
+from json.encoder import (
+    encode_basestring,  # C: '"' + JSON-escaped text + '"', non-ASCII kept
+)
 
 from kserve_compile.emit.order import check_tree, object_ref
 

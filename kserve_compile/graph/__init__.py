@@ -1,7 +1,13 @@
 """InferenceGraph and TrainedModel (``serving.kserve.io/v1alpha1``): validation and rendering."""
 
 from .models import GraphRouter, GraphSpec, GraphStep, InferenceGraph, TrainedModel
-from .render import graph_json, graph_status_url, is_stopped, render_graph, resolve_service_urls
+from .render import (
+    graph_json,
+    graph_status_url,
+    is_stopped,
+    render_graph,
+    resolve_service_urls,
+)
 from .targets import IsvcTarget, isvc_target, predict_path
 from .trained_model import (
     check_trained_models,

@@ -16,13 +16,16 @@ from .. import constants as C
 from ..components import Component
 from ..config import KServeConfig, RouterConfig
 from ..errors import InputError
-from ..knative.autoscaling import initial_scale_allowed, set_autoscaling_annotations
 from ..models import ComponentExtension
-from ..render.domain import generate_domain_name
 from ..quantity import QUANTITY_FORMAT_ERROR, canonical_quantity, is_quantity
-from ..standard.autoscaler import autoscaler
-from ..standard.deployment import deployment, pod_template
-from ..standard.service import service
+from ..render.ingress.domain import generate_domain_name
+from ..render.workloads.knative.autoscaling import (
+    initial_scale_allowed,
+    set_autoscaling_annotations,
+)
+from ..render.workloads.standard.autoscaler import autoscaler
+from ..render.workloads.standard.deployment import deployment, pod_template
+from ..render.workloads.standard.service import service
 from .gojson import go_dumps, normalize
 from .models import GraphSpec, InferenceGraph
 from .targets import IsvcTarget

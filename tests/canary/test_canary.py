@@ -11,7 +11,12 @@ from typing import Any
 import pytest
 
 from kserve_compile import constants as C
-from kserve_compile.canary import (
+from kserve_compile.components import build_predictor
+from kserve_compile.errors import InputError
+from kserve_compile.inputs import embedded_runtimes, load_config
+from kserve_compile.models import InferenceService
+from kserve_compile.pipeline import plan_isvc
+from kserve_compile.render.workloads.canary import (
     build_canaries,
     canary_objects,
     canary_predictors,
@@ -20,11 +25,6 @@ from kserve_compile.canary import (
     route_canaries,
     stable_min_replicas,
 )
-from kserve_compile.components import build_predictor
-from kserve_compile.errors import InputError
-from kserve_compile.models import InferenceService
-from kserve_compile.inputs import embedded_runtimes, load_config
-from kserve_compile.pipeline import plan_isvc
 
 CONFIG = load_config([])
 RUNTIMES = list(embedded_runtimes())
@@ -199,7 +199,7 @@ def test_rendered_objects_replicas_and_storage_initializer() -> None:
 
     def template(component):  # noqa: ANN001, ANN202
         seen.append(component.name)
-        from kserve_compile.standard.deployment import pod_template
+        from kserve_compile.render.workloads.standard.deployment import pod_template
 
         return pod_template(component), ["note"]
 
@@ -224,7 +224,7 @@ def test_hpa_class_gives_min_equal_max_and_logger_keeps_port_8080() -> None:
     assert c.replicas == 2
     assert c.predictor.logger is not None  # inherited, so the agent annotations are there …
     assert c.component.annotations[C.ANN_LOGGER] == "true"
-    from kserve_compile.standard.deployment import pod_template
+    from kserve_compile.render.workloads.standard.deployment import pod_template
 
     objects, _ = canary_objects(canaries, CONFIG, lambda comp: (pod_template(comp), []))
     svc, dep, hpa = objects

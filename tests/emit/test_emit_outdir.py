@@ -11,8 +11,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kserve_compile.emit import OUTPUT_DIR_MARKER, dump_yaml, object_file_name, sort_objects, write_output_dir
-from kserve_compile.emit import outdir
+from kserve_compile.emit import (
+    OUTPUT_DIR_MARKER,
+    dump_yaml,
+    object_file_name,
+    outdir,
+    sort_objects,
+    write_output_dir,
+)
 from kserve_compile.errors import UsageError
 
 from .hazards import HAZARDS, PLAIN

@@ -15,7 +15,13 @@ import pytest
 
 from kserve_compile.config import KServeConfig, parse_config
 from kserve_compile.errors import InputError
-from kserve_compile.graph import InferenceGraph, IsvcTarget, graph_json, graph_status_url, render_graph
+from kserve_compile.graph import (
+    InferenceGraph,
+    IsvcTarget,
+    graph_json,
+    graph_status_url,
+    render_graph,
+)
 
 # controller_test.go:54-67 and raw_ig_test.go:44-65
 ROUTER = {"image": "kserve/router:v0.10.0", "memoryRequest": "100Mi", "memoryLimit": "500Mi", "cpuRequest": "100m", "cpuLimit": "100m"}

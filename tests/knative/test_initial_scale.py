@@ -14,8 +14,12 @@ import pytest
 
 from kserve_compile.components import Component
 from kserve_compile.config import parse_config
-from kserve_compile.knative import go_atoi, initial_scale_allowed, knative_service
 from kserve_compile.models import ComponentExtension, ServingRuntime
+from kserve_compile.render.workloads.knative import (
+    go_atoi,
+    initial_scale_allowed,
+    knative_service,
+)
 from kserve_compile.runtime_select import Selected
 
 KEY = "autoscaling.knative.dev/initial-scale"

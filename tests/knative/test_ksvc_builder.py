@@ -15,8 +15,8 @@ import pytest
 from kserve_compile.components import Component
 from kserve_compile.config import KServeConfig, parse_config
 from kserve_compile.errors import InputError
-from kserve_compile.knative import knative_service, revision_template
 from kserve_compile.models import ComponentExtension
+from kserve_compile.render.workloads.knative import knative_service, revision_template
 
 ROLLOUT = "serving.knative.dev/rollout-duration"
 PASSTHROUGH = "serving.knative.openshift.io/enablePassthrough"

@@ -13,8 +13,10 @@ import pytest
 from kserve_compile import constants as C
 from kserve_compile.components import Component, build_predictor
 from kserve_compile.errors import InputError
+from kserve_compile.inputs import embedded_runtimes, load_config
 from kserve_compile.models import ComponentExtension, InferenceService, ServingRuntime
-from kserve_compile.multinode import (
+from kserve_compile.pipeline import plan_isvc
+from kserve_compile.render.workloads.multinode import (
     GpuPlan,
     expand_multinode,
     gpu_resource_types,
@@ -25,10 +27,8 @@ from kserve_compile.multinode import (
     set_gpu,
     worker_deployment,
 )
-from kserve_compile.inputs import embedded_runtimes, load_config
-from kserve_compile.pipeline import plan_isvc
-from kserve_compile.standard.deployment import pod_template
-from kserve_compile.standard.service import service
+from kserve_compile.render.workloads.standard.deployment import pod_template
+from kserve_compile.render.workloads.standard.service import service
 
 CONFIG = load_config([])
 ANNOTATIONS = {C.ANN_DEPLOYMENT_MODE: C.MODE_STANDARD, C.ANN_AUTOSCALER_CLASS: C.AUTOSCALER_NONE}

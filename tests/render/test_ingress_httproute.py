@@ -10,8 +10,8 @@ import json
 from typing import Any
 
 from kserve_compile.config import KServeConfig, parse_config
-from kserve_compile.render.ingress import standard_ingress
-from kserve_compile.render.route import RoutedComponent, RouteInput
+from kserve_compile.render.ingress.route import RoutedComponent, RouteInput
+from kserve_compile.render.ingress.standard import standard_ingress
 
 GATEWAY_PARENT = {"group": "gateway.networking.k8s.io", "kind": "Gateway", "namespace": "kserve",
                   "name": "kserve-ingress-gateway"}

@@ -9,8 +9,8 @@ import pytest
 
 from kserve_compile.config import KServeConfig, parse_config
 from kserve_compile.errors import InputError
-from kserve_compile.render.ingress import standard_ingress, standard_status
-from kserve_compile.render.route import RoutedComponent, RouteInput
+from kserve_compile.render.ingress.route import RoutedComponent, RouteInput
+from kserve_compile.render.ingress.standard import standard_ingress, standard_status
 
 
 def config(ingress: dict | None = None, **keys: str) -> KServeConfig:

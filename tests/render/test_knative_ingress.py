@@ -11,8 +11,8 @@ import json
 from typing import Any
 
 from kserve_compile.config import KServeConfig, parse_config
-from kserve_compile.render.route import RoutedComponent, RouteInput
-from kserve_compile.render.knative_ingress import knative_ingress, knative_status
+from kserve_compile.render.ingress.route import RoutedComponent, RouteInput
+from kserve_compile.render.ingress.virtualservice import knative_ingress, knative_status
 
 NAME, NS = "my-model", "test"
 LOCAL_GW, INGRESS_GW = "knative-serving/knative-local-gateway", "knative-serving/knative-ingress-gateway"

@@ -14,11 +14,16 @@ from pathlib import Path
 import pytest
 import yaml
 
+from kserve_compile.cluster_state import ClusterState
 from kserve_compile.config import parse_config
 from kserve_compile.errors import InputError
-from kserve_compile.render.cluster_state import ClusterState
-from kserve_compile.render.pod_webhook import inject_pod
-from kserve_compile.render.storage import apply_storage_uris, common_parent_path, inject_storage_initializer, volume_name_from_path
+from kserve_compile.render.pod_webhook.inject import inject_pod
+from kserve_compile.render.pod_webhook.storage import (
+    apply_storage_uris,
+    common_parent_path,
+    inject_storage_initializer,
+    volume_name_from_path,
+)
 
 DATA = Path(__file__).resolve().parents[2] / "kserve_compile" / "data"
 SHIPPED = yaml.safe_load((DATA / "inferenceservice-config.yaml").read_text())["data"]

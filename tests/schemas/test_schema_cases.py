@@ -214,8 +214,8 @@ def test_shipped_runtime_and_storage_data_pass(path: Path) -> None:
 
 def test_every_golden_object_passes() -> None:
     # Inputs are checked as the API server checks them: after the mutating webhook (admitted form).
-    from kserve_compile.inputs import embedded_configmap
     from kserve_compile.config import parse_config
+    from kserve_compile.inputs import embedded_configmap
     from kserve_compile.offline_check import admitted
 
     files = sorted((REPO / "golden").rglob("*.yaml"))

@@ -9,7 +9,15 @@ from __future__ import annotations
 
 import pytest
 
-from .helpers import AUTOSCALER, MODE, STANDARD, admit, assert_rejects, config_with, sklearn
+from .helpers import (
+    AUTOSCALER,
+    MODE,
+    STANDARD,
+    admit,
+    assert_rejects,
+    config_with,
+    sklearn,
+)
 
 HPA = {**STANDARD, AUTOSCALER: "hpa"}
 KEDA = {**STANDARD, AUTOSCALER: "keda"}

@@ -9,10 +9,21 @@ from __future__ import annotations
 
 import pytest
 
+from kserve_compile.admission.isvc import validate_isvc
 from kserve_compile.errors import InputError
-from kserve_compile.validation import validate_isvc
 
-from .helpers import AUTOSCALER, MODE, SHIPPED, STANDARD, URI, admit, assert_rejects, make, reject, sklearn
+from .helpers import (
+    AUTOSCALER,
+    MODE,
+    SHIPPED,
+    STANDARD,
+    URI,
+    admit,
+    assert_rejects,
+    make,
+    reject,
+    sklearn,
+)
 
 NAME_MESSAGE = (
     'the InferenceService "{}" is invalid: a InferenceService name must consist of lower case alphanumeric characters '

@@ -8,7 +8,16 @@ from __future__ import annotations
 
 import pytest
 
-from .helpers import AUTOSCALER, STANDARD, URI, admit, assert_rejects, config_with, reject, sklearn
+from .helpers import (
+    AUTOSCALER,
+    STANDARD,
+    URI,
+    admit,
+    assert_rejects,
+    config_with,
+    reject,
+    sklearn,
+)
 
 MULTI = {**STANDARD, AUTOSCALER: "none"}
 PVC = "pvc://claim/model"

@@ -24,10 +24,16 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .components import Component, build_predictor
-from .config import KServeConfig
-from .errors import InputError
-from .models import CanarySpec, ComponentExtension, InferenceService, PredictorSpec, ServingRuntime
+from ...components import Component, build_predictor
+from ...config import KServeConfig
+from ...errors import InputError
+from ...models import (
+    CanarySpec,
+    ComponentExtension,
+    InferenceService,
+    PredictorSpec,
+    ServingRuntime,
+)
 from .standard.autoscaler import autoscaler
 from .standard.deployment import deployment
 from .standard.service import service

@@ -14,10 +14,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .. import constants as C
-from ..config import KServeConfig
-from .domain import additional_hosts, generate_domain_name, generate_path, host_regexp, service_hostname
-from ..objects import filtered
+from ... import constants as C
+from ...config import KServeConfig
+from ...kube_fields import filtered
+from .domain import (
+    additional_hosts,
+    generate_domain_name,
+    generate_path,
+    host_regexp,
+    service_hostname,
+)
 from .route import RoutedComponent, RouteInput, object_meta
 
 

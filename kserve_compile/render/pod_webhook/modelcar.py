@@ -11,11 +11,17 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from .. import constants as C
-from ..config import StorageInitializerConfig
-from ..errors import InputError
-from ..quantity import canonical_quantity, is_quantity
-from .pod_edits import ModelMount, add_model_mount, create_init_container, parent_directory, volume_name_from_path
+from ... import constants as C
+from ...config import StorageInitializerConfig
+from ...errors import InputError
+from ...quantity import canonical_quantity, is_quantity
+from .pod_edits import (
+    ModelMount,
+    add_model_mount,
+    create_init_container,
+    parent_directory,
+    volume_name_from_path,
+)
 
 PodSpec = dict[str, Any]
 

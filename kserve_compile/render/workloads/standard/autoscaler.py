@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import constants as C
-from ..components import Component
-from ..config import KServeConfig
-from ..errors import InputError
-from ..models import ComponentExtension, MetricQuantityTarget
-from ..quantity import canonical_quantity
+from .... import constants as C
+from ....components import Component
+from ....config import KServeConfig
+from ....errors import InputError
+from ....models import ComponentExtension, MetricQuantityTarget
+from ....quantity import canonical_quantity
 
 
 def autoscaler(component: Component, labels: dict[str, str], config: KServeConfig) -> list[dict[str, Any]]:

@@ -16,10 +16,10 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from .. import constants as C
-from ..config import CredentialConfig, S3Config
-from ..errors import InputError
-from .cluster_state import ClusterState, secret_data
+from ... import constants as C
+from ...cluster_state import ClusterState, secret_data
+from ...config import CredentialConfig, S3Config
+from ...errors import InputError
 
 # S3 (pkg/credentials/s3)
 AWS_ACCESS_KEY_ID = "AWS_ACCESS_KEY_ID"

@@ -14,10 +14,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import constants as C
-from .config import KServeConfig
-from .errors import InputError
-from .models import (
+from .. import constants as C
+from ..config import KServeConfig
+from ..errors import InputError
+from ..models import (
     FRAMEWORKS,
     ComponentExtension,
     InferenceService,
@@ -27,7 +27,7 @@ from .models import (
     StorageSpec,
     StorageUri,
 )
-from .quantity import parse_quantity
+from ..quantity import parse_quantity
 
 ISVC_NAME_PATTERN = "[a-z]([-a-z0-9]*[a-z0-9])?"
 ISVC_NAME = re.compile(f"^{ISVC_NAME_PATTERN}$")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import constants as C
-from ..components import Component
-from ..config import KServeConfig
-from ..quantity import canonical_quantity
-from ..skeletons import skeleton
+from .... import constants as C
+from ....components import Component
+from ....config import KServeConfig
+from ....quantity import canonical_quantity
+from ....skeletons import skeleton
 
 OTEL_BACKEND = "opentelemetry"
 DEFAULT_METRICS_PORT = "8080"

@@ -14,10 +14,10 @@ import re
 from collections.abc import Iterable, Mapping
 from urllib.parse import unquote
 
-from .. import constants as C
-from ..config import IngressConfig
-from ..errors import InputError
-from ..gotemplate import GoTemplate, Struct
+from ... import constants as C
+from ...config import IngressConfig
+from ...errors import InputError
+from ...gotemplate import GoTemplate, Struct
 
 _DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 _DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")

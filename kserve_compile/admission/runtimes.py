@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from . import constants as C
-from .config import DEFAULT_GPU_RESOURCE_TYPES
-from .errors import InputError
-from .models import ServingRuntime, ServingRuntimeSpec, SupportedModelFormat
-from .validation import blocked_env_problem, known_gpu_types, unknown_gpu_resource
+from .. import constants as C
+from ..config import DEFAULT_GPU_RESOURCE_TYPES
+from ..errors import InputError
+from ..models import ServingRuntime, ServingRuntimeSpec, SupportedModelFormat
+from .isvc import blocked_env_problem, known_gpu_types, unknown_gpu_resource
 
 
 def validate_runtimes(

@@ -24,14 +24,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from . import constants as C
-from .components import RUNTIME_POD_MERGED, Component, predictor_annotations
-from .objects import filtered, set_env
-from .config import DEFAULT_GPU_RESOURCE_TYPES, KServeConfig
-from .errors import InputError
-from .merge import merge_containers, merge_pod_specs
-from .models import InferenceService
-from .quantity import parse_quantity
+from ... import constants as C
+from ...components import RUNTIME_POD_MERGED, Component, predictor_annotations
+from ...config import DEFAULT_GPU_RESOURCE_TYPES, KServeConfig
+from ...errors import InputError
+from ...kube_fields import filtered, set_env
+from ...merge import merge_containers, merge_pod_specs
+from ...models import InferenceService
+from ...quantity import parse_quantity
 from .standard.deployment import deployment
 
 PATH = "spec.predictor.workerSpec"

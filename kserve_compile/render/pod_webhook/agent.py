@@ -15,12 +15,12 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from .. import constants as C
-from ..config import KServeConfig
-from ..errors import InputError
-from .cluster_state import ClusterState
+from ... import constants as C
+from ...cluster_state import ClusterState
+from ...config import KServeConfig
+from ...errors import InputError
+from ...quantity import QUANTITY_FORMAT_ERROR, is_quantity, requirements
 from .credentials import add_service_account_credentials
-from ..quantity import QUANTITY_FORMAT_ERROR, is_quantity, requirements
 
 PodSpec = dict[str, Any]
 

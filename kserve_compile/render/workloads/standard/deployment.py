@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import constants as C
-from ..components import Component
-from ..config import KServeConfig
-from ..datacopy import clone
-from ..skeletons import skeleton
+from .... import constants as C
+from ....components import Component
+from ....config import KServeConfig
+from ....datacopy import clone
+from ....skeletons import skeleton
 
 PROBED_CONTAINERS = (C.CONTAINER_KSERVE, C.CONTAINER_TRANSFORMER)
 

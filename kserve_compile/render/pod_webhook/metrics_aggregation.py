@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import constants as C
-from ..config import KServeConfig
+from ... import constants as C
+from ...config import KServeConfig
 from .credentials import merge_envs
 
 

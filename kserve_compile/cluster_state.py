@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from .. import constants as C
-from ..errors import InputError
+from . import constants as C
+from .errors import InputError
 
 Key = tuple[str, str]  # (namespace, name)
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import constants as C
-from ..config import KServeConfig
+from ... import constants as C
+from ...config import KServeConfig
 from .domain import generate_domain_name, service_hostname
-from .ingress_httproute import http_routes
-from .ingress_kube import kube_ingress
+from .httproute import http_routes
+from .kube_ingress import kube_ingress
 from .route import RouteInput, is_grpc_port, route_host, standard_is_internal
 
 

@@ -10,10 +10,10 @@ import posixpath
 from dataclasses import dataclass
 from typing import Any
 
-from .. import constants as C
-from ..config import StorageInitializerConfig
-from ..merge import CONTAINER_LIST_KEYS, strategic_merge
-from ..quantity import requirements
+from ... import constants as C
+from ...config import StorageInitializerConfig
+from ...merge import CONTAINER_LIST_KEYS, strategic_merge
+from ...quantity import requirements
 
 PodSpec = dict[str, Any]
 Container = dict[str, Any]

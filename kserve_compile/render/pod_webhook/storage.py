@@ -18,14 +18,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .. import constants as C
-from ..config import KServeConfig
-from ..datacopy import clone
-from ..errors import InputError
-from ..objects import add_env_if_absent, set_env
+from ... import constants as C
+from ...cluster_state import ClusterState
+from ...config import KServeConfig
+from ...datacopy import clone
+from ...errors import InputError
+from ...kube_fields import add_env_if_absent, set_env
 from . import modelcar
+from .credentials import (
+    AWS_CA_BUNDLE,
+    AWS_CA_BUNDLE_CONFIGMAP,
+    add_service_account_credentials,
+    add_storage_spec_credentials,
+)
 from .pod_edits import (
+    Container,
     ModelMount,
+    PodSpec,
     add_model_mount,
     common_parent_path,
     create_init_container,
@@ -36,15 +45,6 @@ from .pod_edits import (
     volume_mount,
     volume_name_from_path,
 )
-from .cluster_state import ClusterState
-from .credentials import (
-    AWS_CA_BUNDLE,
-    AWS_CA_BUNDLE_CONFIGMAP,
-    add_service_account_credentials,
-    add_storage_spec_credentials,
-)
-
-from .pod_edits import Container, PodSpec
 
 
 def _csc_name(csc: Mapping[str, Any]) -> str:

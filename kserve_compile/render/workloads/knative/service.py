@@ -18,10 +18,10 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from .. import constants as C
-from ..components import Component
-from ..config import KServeConfig
-from ..errors import InputError
+from .... import constants as C
+from ....components import Component
+from ....config import KServeConfig
+from ....errors import InputError
 from .autoscaling import apply_initial_scale_check, set_autoscaling_annotations
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import constants as C
-from ..components import Component
-from ..config import KServeConfig
+from .... import constants as C
+from ....components import Component
+from ....config import KServeConfig
 
 
 def _app_protocol(port: dict[str, Any]) -> str | None:

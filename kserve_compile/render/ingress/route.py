@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import constants as C
-from ..config import KServeConfig
-from ..errors import InputError
+from ... import constants as C
+from ...config import KServeConfig
+from ...errors import InputError
 from .domain import generate_domain_name
 
 

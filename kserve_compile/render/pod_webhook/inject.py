@@ -16,12 +16,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .. import constants as C
-from ..config import KServeConfig
-from ..datacopy import clone
-from ..errors import InputError
+from ... import constants as C
+from ...cluster_state import ClusterState
+from ...config import KServeConfig
+from ...datacopy import clone
+from ...errors import InputError
 from .agent import check_agent_configs, inject_agent
-from .cluster_state import ClusterState
 from .metrics_aggregation import inject_metrics_aggregation
 from .modelcar import inject_modelcar
 from .storage import inject_storage_initializer, set_istio_cni_security_context
