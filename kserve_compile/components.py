@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from . import constants as C
@@ -60,7 +60,6 @@ class Component:
     pod_spec: dict[str, Any]
     spec: ComponentExtension
     runtime: Selected | None = None
-    warnings: list[str] = field(default_factory=list)
     # The ``app`` selector label; KServe derives it from the name except for the multi-node worker Deployment,
     # whose name ignores ``predictor.name`` while its label does not.
     app: str | None = None

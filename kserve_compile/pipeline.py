@@ -1,11 +1,13 @@
 """The compile pipeline, top to bottom.
 
-    parse → default and validate → resolve mode, config and runtime → build each component → ingress → emit
+    parse → inputs → plan (default, validate, mode, runtime, components) → workloads (pod webhook inlined)
+          → ingress → emit
 
 ``compile_documents`` takes parsed documents (``parse.py``), prepares them (``inputs.py``) and returns every object
 KServe's controller (with its pod webhook inlined) would create, in apply order, plus warnings. Each
-InferenceService compiles on its own; the problems of all of them are gathered and raised together, so a bad isvc
-never yields partial output.
+InferenceService compiles on its own, as a straight sequence of steps that each return objects plus notes
+(:class:`Rendered`); the problems of all of them are gathered and raised together, so a bad isvc never yields
+partial output.
 """
 
 from __future__ import annotations
@@ -15,41 +17,62 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from . import constants as C
-from .admission.isvc import validate_isvc
 from .cluster_state import ClusterState
-from .components import (
-    Component,
-    build_explainer,
-    build_predictor,
-    build_transformer,
-    is_multi_model,
-)
+from .components import Component, is_multi_model
 from .config import KServeConfig
-from .defaulting import default_isvc
 from .emit import sort_objects
 from .errors import CompileError, InputError, Problem
 from .inputs import Context, prepare
-from .mode import legacy_warning, resolve_mode
+from .mode import resolve_mode
 from .models import InferenceService, ServingRuntime
 from .parse import Document
-from .render.ingress.route import RoutedComponent, RouteInput
-from .render.ingress.standard import standard_ingress, standard_status
+from .plan import Plan, isvc_address, plan_isvc, route_input
+from .render.ingress.standard import standard_ingress
 from .render.pod_webhook.inject import inject_pod
 from .render.pod_webhook.storage import apply_storage_uris
-from .render.workloads.standard.autoscaler import autoscaler
-from .render.workloads.standard.deployment import deployment, pod_template
-from .render.workloads.standard.otel import otel_collector
+from .render.workloads.standard import standard_workload
+from .render.workloads.standard.deployment import pod_template
 from .render.workloads.standard.service import service
 
-if TYPE_CHECKING:  # Knative, canary, multi-node and graph support load only when an input needs them
+if TYPE_CHECKING:  # graph support loads only when an input needs it
     from .graph import IsvcTarget, TrainedModel
-    from .render.workloads.canary import Canary
-    from .render.workloads.multinode import MultiNode
+
 
 @dataclass
 class Result:
     objects: list[dict[str, Any]]
     warnings: list[Problem] = field(default_factory=list)
+
+
+@dataclass
+class Rendered:
+    """What every step of an isvc's flow returns: objects, and notes (warnings) about them."""
+
+    objects: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def __iadd__(self, other: Rendered) -> Rendered:
+        self.objects += other.objects
+        self.notes += other.notes
+        return self
+
+
+@dataclass
+class Compiled:
+    plan: Plan
+    objects: list[dict[str, Any]]
+    notes: list[str]
+
+    def target(self, config: KServeConfig, runtimes: Sequence[ServingRuntime]) -> IsvcTarget:
+        """How an InferenceGraph step reaches this isvc (its address, protocol and model name)."""
+        from .graph import IsvcTarget, isvc_target
+
+        if self.plan.stopped:
+            return IsvcTarget("", None, self.plan.isvc.metadata.name, error="InferenceService is stopped")
+        return isvc_target(self.plan.isvc, isvc_address(self.plan, config), runtimes)
+
+
+# --- the run -------------------------------------------------------------------------------------------------------
 
 
 def compile_documents(docs: Sequence[Document]) -> Result:
@@ -97,92 +120,7 @@ def _graphs(ctx: Context, compiled: Sequence[Compiled], problems: list[Problem])
     return objects
 
 
-@dataclass
-class Plan:
-    """An isvc after defaulting, validation, mode resolution and component building — before any object exists."""
-
-    isvc: InferenceService
-    mode: str
-    components: list[Component]
-    notes: list[str]
-    multinode: MultiNode | None = None
-    canaries: list[Canary] = field(default_factory=list)
-
-    @property
-    def stopped(self) -> bool:
-        return self.isvc.metadata.annotations.get(C.ANN_STOP, "").lower() == "true"
-
-
-def plan_isvc(isvc: InferenceService, config: KServeConfig, runtimes: Sequence[ServingRuntime]) -> Plan:
-    notes: list[str] = []
-    warning = legacy_warning(isvc.metadata.annotations)
-    if warning:
-        notes.append(warning)
-    written = isvc
-    isvc = default_isvc(isvc, config)
-    status_mode = (isvc.status or {}).get("deploymentMode") if isinstance(isvc.status, dict) else None
-    mode = resolve_mode(isvc.metadata.annotations, status_mode, config)
-    notes.extend(validate_isvc(isvc, mode, config, source=written))
-    if mode == C.MODE_MODELMESH:
-        raise InputError("deployment mode ModelMesh is not supported by kserve-compile", f"metadata.annotations[{C.ANN_DEPLOYMENT_MODE}]")
-    labels = dict(isvc.metadata.labels)
-    stable = build_predictor(isvc, isvc.spec.predictor, config, runtimes, labels)
-    components = [stable]
-    multinode = canaries = None
-    if mode == C.MODE_STANDARD:
-        if isvc.spec.predictor.worker_spec is not None:
-            from .render.workloads.multinode import expand_multinode
-
-            multinode = expand_multinode(isvc, stable, config, labels)
-            components[0] = multinode.head
-        if isvc.spec.canary:
-            from .render.workloads.canary import build_canaries
-
-            canaries = build_canaries(isvc, stable, config, runtimes, labels)
-    if isvc.spec.transformer is not None:
-        components.append(build_transformer(isvc, config, labels))
-    if isvc.spec.explainer is not None:
-        components.append(build_explainer(isvc, config, labels))
-    return Plan(isvc, mode, components, notes, multinode, canaries or [])
-
-
-def route_input(plan: Plan, config: KServeConfig) -> RouteInput:
-    routed = {
-        c.kind: RoutedComponent(c.kind, c.name, c.spec.timeout, tuple(service(c, config)["spec"]["ports"]))
-        for c in plan.components
-    }
-    meta = plan.isvc.metadata
-    canaries: tuple[tuple[str, int], ...] = ()
-    if plan.canaries:
-        from .render.workloads.canary import route_canaries
-
-        canaries = route_canaries(plan.canaries)
-    return RouteInput(meta.name, meta.namespace, dict(meta.labels), dict(meta.annotations), routed, canaries)
-
-
-@dataclass
-class Compiled:
-    plan: Plan
-    objects: list[dict[str, Any]]
-    notes: list[str]
-
-    def target(self, config: KServeConfig, runtimes: Sequence[ServingRuntime]) -> IsvcTarget:
-        """How an InferenceGraph step reaches this isvc (its address, protocol and model name)."""
-        from .graph import IsvcTarget, isvc_target
-
-        if self.plan.stopped:
-            return IsvcTarget("", None, self.plan.isvc.metadata.name, error="InferenceService is stopped")
-        return isvc_target(self.plan.isvc, isvc_address(self.plan, config), runtimes)
-
-
-def isvc_address(plan: Plan, config: KServeConfig) -> str:
-    route = route_input(plan, config)
-    if plan.mode == C.MODE_KNATIVE:
-        from .render.ingress.virtualservice import knative_status
-
-        return str((knative_status(route, config).get("address") or {}).get("url", ""))
-    status = standard_status(route, config)
-    return str((status.get("address") or {}).get("url", ""))
+# --- one InferenceService ------------------------------------------------------------------------------------------
 
 
 def compile_isvc(
@@ -194,67 +132,78 @@ def compile_isvc(
 ) -> Compiled:
     """Everything KServe creates for one InferenceService, and the warnings about it."""
     plan = plan_isvc(isvc, config, runtimes)
-    notes = list(plan.notes)
-    objects: list[dict[str, Any]] = []
+    out = Rendered(notes=list(plan.notes))
+    out += workloads(plan, config, cluster)
+    out += model_config(plan, trained_models)
+    out += ingress(plan, config)
+    return Compiled(plan, out.objects, out.notes)
+
+
+def workloads(plan: Plan, config: KServeConfig, cluster: ClusterState) -> Rendered:
+    """Each component's workload, then (Standard mode) the multi-node workers and the canaries; none when stopped."""
+    out = Rendered()
+    if plan.stopped:
+        return out
     isvc_data = plan.isvc.model_dump(by_alias=True, exclude_none=True)
-    build = _knative_workloads if plan.mode == C.MODE_KNATIVE else _standard_workloads
-    for component in [] if plan.stopped else plan.components:
-        objects += build(component, plan, isvc_data, config, cluster, notes)
-    if not plan.stopped and (plan.multinode is not None or plan.canaries):
+    build = _knative_workload if plan.mode == C.MODE_KNATIVE else _standard_workload
+    for component in plan.components:
+        out += build(component, plan, isvc_data, config, cluster)
+    if plan.multinode is not None:
+        out += _multinode_workers(plan, isvc_data, config, cluster)
+    for canary in plan.canaries:
+        template, notes = finished_pod_template(canary.component, pod_template(canary.component), isvc_data, config, cluster)
+        out += Rendered(standard_workload(canary.component, template, config, otel=False), notes)
+    return out
 
-        def template_for(component: Component) -> tuple[dict[str, Any], list[str]]:
-            return _pod_template(component, pod_template(component), isvc_data, config, cluster)
 
-        from .render.workloads.canary import canary_objects
-        from .render.workloads.multinode import multinode_objects
-
-        if plan.multinode is not None:
-            head_service = service(plan.multinode.head, config)
-            extra, more = multinode_objects(plan.multinode, head_service, config, template_for)
-            objects += extra
-            notes += more
-        extra, more = canary_objects(plan.canaries, config, template_for)
-        objects += extra
-        notes += more
+def model_config(plan: Plan, trained_models: Sequence[TrainedModel]) -> Rendered:
+    """A multi-model predictor's ``modelconfig-<isvc>-0`` ConfigMap, after the TrainedModels' controller checks."""
     multi_model = is_multi_model(plan.isvc.spec.predictor)
     if trained_models:
         from .graph import check_trained_models, predictor_memory_limit
 
-        check_trained_models(
-            plan.isvc.metadata.name, trained_models, multi_model=multi_model, memory_limit=predictor_memory_limit(plan.isvc)
-        )
-    if multi_model:
-        objects.append(_model_config_map(plan.isvc, trained_models))
+        limit = predictor_memory_limit(plan.isvc)
+        check_trained_models(plan.isvc.metadata.name, trained_models, multi_model=multi_model, memory_limit=limit)
+    return Rendered([_model_config_map(plan.isvc, trained_models)] if multi_model else [])
+
+
+def ingress(plan: Plan, config: KServeConfig) -> Rendered:
     route = route_input(plan, config)
     if plan.mode == C.MODE_KNATIVE:
         from .render.ingress.virtualservice import knative_ingress
 
-        objects += knative_ingress(route, config)
-    else:
-        objects += standard_ingress(route, config)
-    return Compiled(plan, objects, notes)
+        return Rendered(knative_ingress(route, config))
+    return Rendered(standard_ingress(route, config))
 
 
-def _standard_workloads(
-    component: Component, plan: Plan, isvc_data: dict[str, Any], config: KServeConfig, cluster: ClusterState, notes: list[str]
-) -> list[dict[str, Any]]:
-    """Standard mode: Service, Deployment (pod webhook inlined) and the autoscaler."""
-    svc = service(component, config)
-    template, more = _pod_template(component, pod_template(component), isvc_data, config, cluster)
-    notes.extend(more)
-    dep = deployment(component, template, config)
-    return [svc, *otel_collector(component, config), dep, *autoscaler(component, dict(dep["metadata"]["labels"]), config)]
+# --- workloads -----------------------------------------------------------------------------------------------------
 
 
-def _knative_workloads(
-    component: Component, plan: Plan, isvc_data: dict[str, Any], config: KServeConfig, cluster: ClusterState, notes: list[str]
-) -> list[dict[str, Any]]:
+def _standard_workload(
+    component: Component, plan: Plan, isvc_data: dict[str, Any], config: KServeConfig, cluster: ClusterState
+) -> Rendered:
+    """Standard mode: Service, OpenTelemetryCollector, Deployment (pod webhook inlined) and the autoscaler."""
+    template, notes = finished_pod_template(component, pod_template(component), isvc_data, config, cluster)
+    return Rendered(standard_workload(component, template, config), notes)
+
+
+def _multinode_workers(plan: Plan, isvc_data: dict[str, Any], config: KServeConfig, cluster: ClusterState) -> Rendered:
+    from .render.workloads.multinode import multinode_objects
+
+    assert plan.multinode is not None
+    worker = plan.multinode.worker
+    template, notes = finished_pod_template(worker, pod_template(worker), isvc_data, config, cluster)
+    return Rendered(multinode_objects(plan.multinode, service(plan.multinode.head, config), template, config), notes)
+
+
+def _knative_workload(
+    component: Component, plan: Plan, isvc_data: dict[str, Any], config: KServeConfig, cluster: ClusterState
+) -> Rendered:
     """Knative mode: one Knative Service; a canary split needs the live rolled-out revision from status."""
     from .render.workloads.knative import knative_service, revision_template
 
     annotations = plan.isvc.metadata.annotations
-    template, more = _pod_template(component, revision_template(component, annotations, config), isvc_data, config, cluster)
-    notes.extend(more)
+    template, notes = finished_pod_template(component, revision_template(component, annotations, config), isvc_data, config, cluster)
     revision = _rolled_out_revision(plan.isvc, component.kind)
     if component.spec.canary_traffic_percent is not None and revision is None:
         notes.append(
@@ -262,7 +211,7 @@ def _knative_workloads(
             f"(status.components.{component.kind}.latestRolledoutRevision), which the input does not carry; "
             "rendering the steady state (100% to the latest revision)"
         )
-    return [knative_service(component, template, annotations, config, rolled_out_revision=revision)]
+    return Rendered([knative_service(component, template, annotations, config, rolled_out_revision=revision)], notes)
 
 
 def _rolled_out_revision(isvc: InferenceService, kind: str) -> str | None:
@@ -272,35 +221,39 @@ def _rolled_out_revision(isvc: InferenceService, kind: str) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _pod_template(
+def finished_pod_template(
     component: Component, template: dict[str, Any], isvc: dict[str, Any], config: KServeConfig, cluster: ClusterState
 ) -> tuple[dict[str, Any], list[str]]:
-    """The workload's pod template: the controller's own (with ``storageUris``), then the pod webhook inlined."""
+    """A workload's pod template: the controller's own (with ``storageUris``), then the pod webhook inlined."""
     notes: list[str] = []
     if component.spec.storage_uris:
-        uris = [u.model_dump(by_alias=True) for u in component.spec.storage_uris]
-        model = getattr(component.spec, "model", None)
-        storage = model.storage.model_dump(by_alias=True, exclude_none=True) if model is not None and model.storage else None
-        spec, more = apply_storage_uris(
-            template["spec"],
-            uris,
-            annotations=component.annotations,
-            namespace=component.namespace,
-            config=config,
-            cluster=cluster,
-            storage_container_name=getattr(component.spec, "storage_container_name", None),
-            storage_spec=storage,
-        )
-        template = {**template, "spec": spec}
-        notes += more
+        template, notes = _with_storage_uris(component, template, config, cluster)
     # The webhook sees the Pod a ReplicaSet or Knative makes from the template: it has no name yet at admission.
     pod_name = template.get("metadata", {}).get("name")
     unnamed = {**template, "metadata": {k: v for k, v in template.get("metadata", {}).items() if k != "name"}}
     template, more = inject_pod(unnamed, namespace=component.namespace, config=config, cluster=cluster, isvc=isvc)
     if pod_name is not None:
         template["metadata"] = {"name": pod_name, **template["metadata"]}
-    notes += more
-    return template, notes
+    return template, notes + more
+
+
+def _with_storage_uris(
+    component: Component, template: dict[str, Any], config: KServeConfig, cluster: ClusterState
+) -> tuple[dict[str, Any], list[str]]:
+    uris = [u.model_dump(by_alias=True) for u in component.spec.storage_uris or []]
+    model = getattr(component.spec, "model", None)
+    storage = model.storage.model_dump(by_alias=True, exclude_none=True) if model is not None and model.storage else None
+    spec, notes = apply_storage_uris(
+        template["spec"],
+        uris,
+        annotations=component.annotations,
+        namespace=component.namespace,
+        config=config,
+        cluster=cluster,
+        storage_container_name=getattr(component.spec, "storage_container_name", None),
+        storage_spec=storage,
+    )
+    return {**template, "spec": spec}, notes
 
 
 def _model_config_map(isvc: InferenceService, trained_models: Sequence[TrainedModel]) -> dict[str, Any]:
@@ -330,4 +283,3 @@ def ca_bundle_config_maps(ctx: Context, namespaces: set[str]) -> list[dict[str, 
         {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": C.DEFAULT_GLOBAL_CA_BUNDLE_CONFIGMAP, "namespace": ns}, "data": {C.CA_BUNDLE_FILE_NAME: data}}
         for ns in sorted(namespaces)
     ]
-

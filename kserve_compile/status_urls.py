@@ -5,13 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from . import constants as C
 from .errors import CompileError, InputError, Problem
 from .inputs import prepare, read_inputs
 from .parse import Document
-from .pipeline import plan_isvc, route_input
-from .render.ingress.standard import standard_status
-from .render.ingress.virtualservice import knative_status
+from .plan import plan_isvc, plan_status
 
 
 def status_of_documents(docs: Sequence[Document]) -> list[tuple[str, dict[str, Any]]]:
@@ -21,8 +18,7 @@ def status_of_documents(docs: Sequence[Document]) -> list[tuple[str, dict[str, A
     for isvc, doc in sorted(ctx.isvcs, key=lambda item: (item[0].metadata.namespace, item[0].metadata.name)):
         try:
             plan = plan_isvc(isvc, ctx.config, ctx.runtimes)
-            route = route_input(plan, ctx.config)
-            status = knative_status(route, ctx.config) if plan.mode == C.MODE_KNATIVE else standard_status(route, ctx.config)
+            status = plan_status(plan, ctx.config)
         except InputError as exc:
             problems.append(doc.problem(exc.message, exc.path))
             continue

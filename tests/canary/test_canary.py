@@ -15,16 +15,16 @@ from kserve_compile.components import build_predictor
 from kserve_compile.errors import InputError
 from kserve_compile.inputs import embedded_runtimes, load_config
 from kserve_compile.models import InferenceService
-from kserve_compile.pipeline import plan_isvc
+from kserve_compile.plan import plan_isvc
 from kserve_compile.render.workloads.canary import (
     build_canaries,
-    canary_objects,
     canary_predictors,
     canary_replicas,
     merge_override,
     route_canaries,
     stable_min_replicas,
 )
+from kserve_compile.render.workloads.standard import standard_workload
 
 CONFIG = load_config([])
 RUNTIMES = list(embedded_runtimes())
@@ -195,16 +195,11 @@ def test_canary_components_match_canary_controller_test() -> None:
 def test_rendered_objects_replicas_and_storage_initializer() -> None:
     isvc = make_isvc(tf_predictor("s3://test/model-v1", minReplicas=4), [canary("v2", 25, "s3://test/model-v2")])
     _, canaries = built(isvc)
-    seen: list[str] = []
+    [c] = canaries
+    from kserve_compile.render.workloads.standard.deployment import pod_template
 
-    def template(component):  # noqa: ANN001, ANN202
-        seen.append(component.name)
-        from kserve_compile.render.workloads.standard.deployment import pod_template
-
-        return pod_template(component), ["note"]
-
-    objects, notes = canary_objects(canaries, CONFIG, template)
-    assert seen == ["canary-test-v2-predictor"] and notes == ["note"]
+    objects = standard_workload(c.component, pod_template(c.component), CONFIG, otel=False)
+    assert c.component.name == "canary-test-v2-predictor"
     kinds = [(o["kind"], o["metadata"]["name"]) for o in objects]
     assert kinds == [("Service", "canary-test-v2-predictor"), ("Deployment", "canary-test-v2-predictor")]  # class none: no HPA
     dep = objects[1]
@@ -226,7 +221,7 @@ def test_hpa_class_gives_min_equal_max_and_logger_keeps_port_8080() -> None:
     assert c.component.annotations[C.ANN_LOGGER] == "true"
     from kserve_compile.render.workloads.standard.deployment import pod_template
 
-    objects, _ = canary_objects(canaries, CONFIG, lambda comp: (pod_template(comp), []))
+    objects = standard_workload(c.component, pod_template(c.component), CONFIG, otel=False)
     svc, dep, hpa = objects
     assert svc["spec"]["ports"][0]["targetPort"] == C.DEFAULT_HTTP_PORT  # … but the canary reconciler has no logger
     assert dep["spec"]["strategy"]["type"] == "RollingUpdate"  # nor the stable's deploymentStrategy

@@ -15,7 +15,7 @@ from kserve_compile.components import Component, build_predictor
 from kserve_compile.errors import InputError
 from kserve_compile.inputs import embedded_runtimes, load_config
 from kserve_compile.models import ComponentExtension, InferenceService, ServingRuntime
-from kserve_compile.pipeline import plan_isvc
+from kserve_compile.plan import plan_isvc
 from kserve_compile.render.workloads.multinode import (
     GpuPlan,
     expand_multinode,
@@ -319,16 +319,12 @@ def test_worker_deployment_rollout() -> None:  # deployment_reconciler.go:177-22
         "maxSurge": "100%", "maxUnavailable": "0%"}
 
 
-def test_multinode_objects_uses_the_pipeline_template_step() -> None:
+def test_multinode_objects_take_the_workers_finished_template() -> None:
     mn = expand(make_isvc({}))
-    calls: list[str] = []
-
-    def template(component: Component) -> tuple[dict, list[str]]:
-        calls.append(component.name)
-        return pod_template(component), ["warned"]
-
-    objects, notes = multinode_objects(mn, service(mn.head, CONFIG), CONFIG, template)
-    assert calls == ["raw-huggingface-multinode-1-predictor-worker"] and notes == ["warned"]
+    template = pod_template(mn.worker)
+    template["metadata"]["annotations"] = {"finished": "yes"}
+    objects = multinode_objects(mn, service(mn.head, CONFIG), template, CONFIG)
+    assert objects[2]["spec"]["template"]["metadata"]["annotations"] == {"finished": "yes"}
     assert [(o["kind"], o["metadata"]["name"]) for o in objects] == [
         ("Service", "raw-huggingface-multinode-1-head-1"), ("Service", "raw-huggingface-multinode-1-workers-1"),
         ("Deployment", "raw-huggingface-multinode-1-predictor-worker")]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -34,12 +34,6 @@ from ...models import (
     PredictorSpec,
     ServingRuntime,
 )
-from .standard.autoscaler import autoscaler
-from .standard.deployment import deployment
-from .standard.service import service
-
-# The pipeline's pod-template step for a component: (finished template, warnings).
-PodTemplate = Callable[[Component], tuple[dict[str, Any], list[str]]]
 
 # Keys whose objects are Go maps (entries merge one by one, an empty src value still wins); every other object in a
 # PredictorSpec is a struct or a pointer to one (fields merge recursively, empty src values never override).
@@ -154,20 +148,6 @@ def build_canaries(
         component = replace(built, spec=ComponentExtension.model_validate({"minReplicas": replicas}))
         out.append(Canary(name, traffic, replicas, built.spec, component))  # type: ignore[arg-type]
     return out
-
-
-def canary_objects(canaries: Sequence[Canary], config: KServeConfig, pod_template: PodTemplate) -> tuple[list[dict[str, Any]], list[str]]:
-    """Service, Deployment and autoscaler of every canary (the raw reconciler's order), and the pod-template warnings."""
-    objects: list[dict[str, Any]] = []
-    notes: list[str] = []
-    for canary in canaries:
-        component = canary.component
-        svc = service(component, config)
-        template, more = pod_template(component)
-        notes += more
-        dep = deployment(component, template, config)
-        objects += [svc, dep, *autoscaler(component, dict(dep["metadata"]["labels"]), config)]
-    return objects, notes
 
 
 def route_canaries(canaries: Sequence[Canary]) -> tuple[tuple[str, int], ...]:

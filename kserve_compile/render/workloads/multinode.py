@@ -20,7 +20,7 @@ from __future__ import annotations
 import copy
 import json
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -340,13 +340,7 @@ def headless_services(head_service: Mapping[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def multinode_objects(
-    mn: MultiNode,
-    head_service: Mapping[str, Any],
-    config: KServeConfig,
-    pod_template: Callable[[Component], tuple[dict[str, Any], list[str]]],
-) -> tuple[list[dict[str, Any]], list[str]]:
+def multinode_objects(mn: MultiNode, head_service: Mapping[str, Any], worker_template: dict[str, Any], config: KServeConfig) -> list[dict[str, Any]]:
     """What multi-node adds next to the head's Service and Deployment: the two headless Services and the worker
-    Deployment (its template made by the pipeline's ``pod_template``), and the pod-template warnings."""
-    template, notes = pod_template(mn.worker)
-    return [*headless_services(head_service), worker_deployment(mn.worker, template, config, mn.worker_replicas)], notes
+    Deployment (``worker_template`` is the worker's finished pod template)."""
+    return [*headless_services(head_service), worker_deployment(mn.worker, worker_template, config, mn.worker_replicas)]
