@@ -48,6 +48,35 @@ GPU_SUFFIX_SERVER_TYPES = ("tensorflow-serving", "torchserve", "huggingfaceserve
 _IMAGE_TAG = re.compile(r"(:([\w.\-_]*))$")
 
 
+def component_metadata(
+    isvc_name: str,
+    kind: str,
+    spec: ComponentExtension,
+    config: KServeConfig,
+    labels: Mapping[str, str],
+    annotations: Mapping[str, str],
+    runtime_labels: Mapping[str, str] | None = None,
+    runtime_annotations: Mapping[str, str] | None = None,
+    extra_labels: Mapping[str, str] | None = None,
+) -> tuple[dict[str, str], dict[str, str]]:
+    """The labels and annotations of a component's objects, layered as KServe layers them: the runtime's, then the
+    isvc's, then the component spec's (its annotations without the disallowed keys), then KServe's own labels."""
+    merged_labels = {
+        **(runtime_labels or {}),
+        **labels,
+        **(spec.labels or {}),
+        **(extra_labels or {}),
+        C.LABEL_ISVC: isvc_name,
+        C.LABEL_COMPONENT: kind,
+    }
+    merged_annotations = {
+        **(runtime_annotations or {}),
+        **annotations,
+        **filtered(spec.annotations, config.annotation_disallowed),
+    }
+    return merged_labels, merged_annotations
+
+
 @dataclass
 class Component:
     """One component of an isvc, ready to become a Deployment + Service + autoscaler (or a Knative Service)."""
@@ -207,18 +236,9 @@ def build_predictor(
         set_env(container, C.INFERENCE_SERVICE_NAME_ENV, meta.name)
 
     name = C.component_name(meta.name, C.PREDICTOR, predictor.name)
-    component_labels = {
-        **runtime_labels,
-        **labels,
-        **(predictor.labels or {}),
-        C.LABEL_ISVC: meta.name,
-        C.LABEL_COMPONENT: C.PREDICTOR,
-    }
-    component_annotations = {
-        **runtime_annotations,
-        **annotations,
-        **filtered(predictor.annotations, config.annotation_disallowed),
-    }
+    component_labels, component_annotations = component_metadata(
+        meta.name, C.PREDICTOR, predictor, config, labels, annotations, runtime_labels, runtime_annotations
+    )
     return Component(C.PREDICTOR, name, meta.namespace, component_labels, component_annotations, pod_spec, predictor, selected)
 
 
@@ -442,6 +462,5 @@ def _component(
     pod_spec: dict[str, Any],
 ) -> Component:
     meta = isvc.metadata
-    component_labels = {**labels, **(spec.labels or {}), C.LABEL_ISVC: meta.name, C.LABEL_COMPONENT: kind}
-    component_annotations = {**annotations, **filtered(spec.annotations, config.annotation_disallowed)}
+    component_labels, component_annotations = component_metadata(meta.name, kind, spec, config, labels, annotations)
     return Component(kind, C.component_name(meta.name, kind), meta.namespace, component_labels, component_annotations, pod_spec, spec)

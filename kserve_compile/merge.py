@@ -1,4 +1,4 @@
-"""Kubernetes strategic merge patch, for the two shapes KServe merges: Container and PodSpec.
+"""The merges KServe makes: Kubernetes strategic merge patch for Container and PodSpec, and mergo's override merge.
 
 KServe merges a ServingRuntime's container with the InferenceService's (``MergeContainerWithPatch``) and the
 runtime's pod-level fields with the predictor's PodSpec (``MergePodSpec``) through ``strategicpatch``. The patch
@@ -8,6 +8,7 @@ are replaced; maps merge per key; ``null`` deletes; merged lists are ordered as 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from .datacopy import clone
@@ -129,3 +130,37 @@ def merge_containers(runtime: dict[str, Any], isvc: dict[str, Any]) -> dict[str,
 def merge_pod_specs(runtime_pod: dict[str, Any], predictor_pod: dict[str, Any]) -> dict[str, Any]:
     """``MergePodSpec``: the predictor's PodSpec strategically merged over the runtime's pod-level fields."""
     return strategic_merge(runtime_pod, predictor_pod, POD_SPEC_LIST_KEYS)
+
+
+# --- mergo.Merge(..., WithOverride): how KServe builds a canary predictor over the stable one -------------------
+
+# Keys whose objects are Go maps (entries merge one by one, an empty src value still wins); every other object in a
+# PredictorSpec is a struct or a pointer to one (fields merge recursively, empty src values never override).
+_GO_MAPS = frozenset({"labels", "annotations", "nodeSelector", "overhead", "limits", "requests", "parameters"})
+
+
+def _empty(value: Any) -> bool:
+    return value is None or value is False or value == 0 or value == "" or value == [] or value == {}
+
+
+def merge_override(dst: Mapping[str, Any], src: Mapping[str, Any], *, is_map: bool = False) -> dict[str, Any]:
+    """``mergo.Merge(&dst, src, mergo.WithOverride)`` over the JSON form of a Go struct.
+
+    Non-empty scalars and lists of ``src`` replace those of ``dst`` (lists are never merged item by item); objects merge
+    recursively; an empty ``src`` value only fills a field ``dst`` does not have (a nil pointer). Inside a Go map every
+    ``src`` entry wins."""
+    out = clone(dict(dst))
+    for key, value in src.items():
+        if value is None:
+            continue
+        current = out.get(key)
+        if is_map:
+            out[key] = clone(value)
+        elif isinstance(value, dict) and isinstance(current, dict):
+            out[key] = merge_override(current, value, is_map=key in _GO_MAPS)
+        elif key not in out:
+            if not (isinstance(value, list) and not value):  # an empty slice leaves a nil one nil
+                out[key] = clone(value)
+        elif not _empty(value):
+            out[key] = clone(value)
+    return out

@@ -18,6 +18,7 @@ from typing import Any
 from ... import constants as C
 from ...cluster_state import ClusterState
 from ...config import KServeConfig
+from ...datacopy import clone
 from ...errors import InputError
 from ...quantity import QUANTITY_FORMAT_ERROR, is_quantity, requirements
 from .credentials import add_service_account_credentials
@@ -189,7 +190,7 @@ def inject_agent(
     if not agent["image"]:
         del agent["image"]
     if containers[0].get("securityContext") is not None:
-        agent["securityContext"] = json.loads(json.dumps(containers[0]["securityContext"]))
+        agent["securityContext"] = clone(containers[0]["securityContext"])
     if env:
         agent["env"] = env
     if logger and config.logger.ca_bundle:

@@ -18,15 +18,14 @@ Offline, canaries are not Ready (no status): the stable keeps its ``minReplicas`
 
 from __future__ import annotations
 
-import copy
 import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from ...components import Component, build_predictor
 from ...config import KServeConfig
 from ...errors import InputError
+from ...merge import merge_override
 from ...models import (
     CanarySpec,
     ComponentExtension,
@@ -34,10 +33,6 @@ from ...models import (
     PredictorSpec,
     ServingRuntime,
 )
-
-# Keys whose objects are Go maps (entries merge one by one, an empty src value still wins); every other object in a
-# PredictorSpec is a struct or a pointer to one (fields merge recursively, empty src values never override).
-_GO_MAPS = frozenset({"labels", "annotations", "nodeSelector", "overhead", "limits", "requests", "parameters"})
 
 
 @dataclass(frozen=True)
@@ -47,33 +42,6 @@ class Canary:
     replicas: int
     predictor: PredictorSpec  # the merged predictor KServe builds the canary from
     component: Component  # what the Standard builders take: spec carries only minReplicas, like KServe's canary reconciler
-
-
-def _empty(value: Any) -> bool:
-    return value is None or value is False or value == 0 or value == "" or value == [] or value == {}
-
-
-def merge_override(dst: Mapping[str, Any], src: Mapping[str, Any], *, is_map: bool = False) -> dict[str, Any]:
-    """``mergo.Merge(&dst, src, mergo.WithOverride)`` over the JSON form of a Go struct.
-
-    Non-empty scalars and lists of ``src`` replace those of ``dst`` (lists are never merged item by item); objects merge
-    recursively; an empty ``src`` value only fills a field ``dst`` does not have (a nil pointer). Inside a Go map every
-    ``src`` entry wins."""
-    out = copy.deepcopy(dict(dst))
-    for key, value in src.items():
-        if value is None:
-            continue
-        current = out.get(key)
-        if is_map:
-            out[key] = copy.deepcopy(value)
-        elif isinstance(value, dict) and isinstance(current, dict):
-            out[key] = merge_override(current, value, is_map=key in _GO_MAPS)
-        elif key not in out:
-            if not (isinstance(value, list) and not value):  # an empty slice leaves a nil one nil
-                out[key] = copy.deepcopy(value)
-        elif not _empty(value):
-            out[key] = copy.deepcopy(value)
-    return out
 
 
 def canary_replicas(isvc: InferenceService, canary: CanarySpec) -> int:

@@ -17,7 +17,6 @@ How the pipeline uses it (Standard mode):
 
 from __future__ import annotations
 
-import copy
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -25,10 +24,16 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ... import constants as C
-from ...components import RUNTIME_POD_MERGED, Component, predictor_annotations
+from ...components import (
+    RUNTIME_POD_MERGED,
+    Component,
+    component_metadata,
+    predictor_annotations,
+)
 from ...config import DEFAULT_GPU_RESOURCE_TYPES, KServeConfig
+from ...datacopy import clone
 from ...errors import InputError
-from ...kube_fields import filtered, set_env
+from ...kube_fields import set_env
 from ...merge import merge_containers, merge_pod_specs
 from ...models import InferenceService
 from ...quantity import parse_quantity
@@ -221,7 +226,7 @@ def expand_multinode(
         raise InputError(f"failed to find {C.CONTAINER_WORKER} in ServingRuntime containers", PATH)
     isvc_containers = list(worker_spec.k8s.get("containers") or [])
     worker_container = merge_containers(runtime_worker_container, isvc_containers[0] if isvc_containers else {})
-    runtime_pod = {k: copy.deepcopy(v) for k, v in runtime_worker.k8s.items() if k in RUNTIME_POD_MERGED}
+    runtime_pod = {k: clone(v) for k, v in runtime_worker.k8s.items() if k in RUNTIME_POD_MERGED}
     worker_pod = merge_pod_specs(runtime_pod, worker_spec.k8s)
     worker_pod["containers"] = [worker_container]
     if worker_container.get("name") != C.CONTAINER_WORKER:
@@ -231,7 +236,7 @@ def expand_multinode(
             f"{PATH}.containers[0].name",
         )
 
-    head_pod = copy.deepcopy(predictor.pod_spec)
+    head_pod = clone(predictor.pod_spec)
     head_containers = head_pod.get("containers") or []
     head_container = next((c for c in head_containers if c.get("name") == C.CONTAINER_KSERVE), None)
     if head_container is None:
@@ -272,19 +277,10 @@ def expand_multinode(
     set_gpu(head_container, gpus.head_gpus, gpu_resource_types(predictor.annotations, config))
     head = replace(predictor, labels=head_labels, pod_spec=head_pod)
 
-    worker_labels = {
-        **(runtime_worker.labels or {}),
-        **labels,
-        **(spec.labels or {}),
-        C.LABEL_GENERATION: gen,
-        C.LABEL_ISVC: name,
-        C.LABEL_COMPONENT: C.PREDICTOR,
-    }
-    worker_annotations = {
-        **(runtime_worker.annotations or {}),
-        **annotations,
-        **filtered(spec.annotations, config.annotation_disallowed),
-    }
+    worker_labels, worker_annotations = component_metadata(
+        name, C.PREDICTOR, spec, config, labels, annotations,
+        runtime_worker.labels, runtime_worker.annotations, {C.LABEL_GENERATION: gen},
+    )
     set_gpu(worker_container, gpus.worker_gpus, gpu_resource_types(worker_annotations, config))
     worker = Component(
         C.PREDICTOR,
@@ -322,7 +318,7 @@ def headless_services(head_service: Mapping[str, Any]) -> list[dict[str, Any]]:
         (head_service_name(service, gen), C.MULTINODE_HEAD, C.app_label(service)),
         (worker_service_name(service, gen), C.MULTINODE_WORKER, worker_app_label(service)),
     ):
-        headless_meta = copy.deepcopy(dict(meta))
+        headless_meta = clone(dict(meta))
         headless_meta["name"] = name
         headless_meta["labels"] = {**(meta.get("labels") or {}), C.LABEL_MULTINODE_ROLE: role}
         out.append(

@@ -14,13 +14,13 @@ The revision's pod spec is the component's own, without the Standard-mode pod de
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
 from .... import constants as C
 from ....components import Component
 from ....config import KServeConfig
+from ....datacopy import clone
 from ....errors import InputError
 from .autoscaling import apply_initial_scale_check, set_autoscaling_annotations
 
@@ -51,7 +51,7 @@ def revision_template(
     webhook — the input for :func:`kserve_compile.render.pod_webhook.inject_pod` in Knative mode."""
     annotations, _ = revision_annotations(component, isvc_annotations, config, allow_zero_initial_scale=allow_zero_initial_scale)
     labels = {k: v for k, v in component.labels.items() if k not in config.label_disallowed}
-    return {"metadata": {"labels": labels, "annotations": annotations}, "spec": copy.deepcopy(component.pod_spec)}
+    return {"metadata": {"labels": labels, "annotations": annotations}, "spec": clone(component.pod_spec)}
 
 
 def traffic_targets(
@@ -106,7 +106,7 @@ def knative_service(
     labels.update(webhook_meta.get("labels") or {})
     annotations.update(webhook_meta.get("annotations") or {})
 
-    revision_spec = copy.deepcopy(dict(pod_spec))
+    revision_spec = clone(dict(pod_spec))
     ext = component.spec
     if ext.container_concurrency is not None:
         revision_spec["containerConcurrency"] = ext.container_concurrency
