@@ -119,9 +119,7 @@ def inject_agent(
 ) -> None:
     """``InjectAgent``; changes ``pod_spec`` in place."""
     annotations: Mapping[str, str] = metadata.get("annotations") or {}
-    logger = C.ANN_LOGGER in annotations
-    puller = C.ANN_AGENT in annotations
-    batcher = C.ANN_BATCHER in annotations
+    logger, puller, batcher = (key in annotations for key in (C.ANN_LOGGER, C.ANN_AGENT, C.ANN_BATCHER))
     if not (logger or puller or batcher):
         return
     containers: list[dict[str, Any]] = pod_spec.get("containers") or []
@@ -130,6 +128,35 @@ def inject_agent(
     if not containers:
         raise InputError("Invalid configuration: the pod has no containers", "spec.containers")
     settings = _logger_settings(config, isvc)
+    args = _feature_args(annotations, puller=puller, batcher=batcher)
+    if logger:
+        args += _logger_args(metadata, namespace, config, settings)
+    args += ["--component-port", _component_port(containers)]
+    agent = _agent_container(config, args, *_agent_env_and_probe_path(containers), containers[0])
+    if logger and config.logger.ca_bundle:
+        pod_spec.setdefault("volumes", []).append(
+            {"name": C.VOLUME_LOGGER_CA_BUNDLE, "configMap": {"name": config.logger.ca_bundle, "optional": True}}
+        )
+        agent.setdefault("volumeMounts", []).append({"name": C.VOLUME_LOGGER_CA_BUNDLE, "mountPath": C.LOGGER_CA_CERT_MOUNT_PATH, "readOnly": True})
+    volumes = pod_spec.setdefault("volumes", [])
+    service_accounts = [str(pod_spec.get("serviceAccountName") or "")]
+    if logger and settings["store"] is not None:
+        service_accounts.append(str(settings["store"].get("serviceAccountName") or C.LOGGER_DEFAULT_SERVICE_ACCOUNT))
+    for sa in service_accounts:
+        add_service_account_credentials(
+            agent, volumes, namespace=namespace, annotations=annotations, service_account_name=sa,
+            config=config.credentials, cluster=cluster, warnings=warnings,
+        )
+    containers.append(agent)
+    pod_spec["containers"] = containers
+    if puller:
+        _mount_puller_volumes(pod_spec, annotations)
+    if not pod_spec.get("volumes"):
+        pod_spec.pop("volumes", None)
+
+
+def _feature_args(annotations: Mapping[str, str], *, puller: bool, batcher: bool) -> list[str]:
+    """The model puller's and the batcher's agent flags, from their annotations."""
     args: list[str] = []
     if puller:
         args.append("--enable-puller")
@@ -143,35 +170,44 @@ def inject_agent(
             args += ["--max-batchsize", annotations[C.ANN_BATCHER_MAX_BATCHSIZE]]
         if C.ANN_BATCHER_MAX_LATENCY in annotations:
             args += ["--max-latency", annotations[C.ANN_BATCHER_MAX_LATENCY]]
-    if logger:
-        args += _logger_args(metadata, namespace, config, settings)
+    return args
 
-    queue_proxy = next((c for c in containers if c.get("name") == C.CONTAINER_QUEUE_PROXY), None)
-    transformer = next((c for c in containers if c.get("name") == C.CONTAINER_TRANSFORMER), None)
-    component_port = str(C.DEFAULT_HTTP_PORT)
+
+def _component_port(containers: list[dict[str, Any]]) -> str:
+    """The port the agent forwards to: the transformer's first port, else kserve-container's, else 8080."""
+    port = str(C.DEFAULT_HTTP_PORT)
     for c in containers:
         if c.get("name") == C.CONTAINER_KSERVE and c.get("ports"):
-            component_port = str(c["ports"][0].get("containerPort", 0))
+            port = str(c["ports"][0].get("containerPort", 0))
+    transformer = next((c for c in containers if c.get("name") == C.CONTAINER_TRANSFORMER), None)
     if transformer is not None:
         ports = transformer.get("ports") or []
-        component_port = str(ports[0].get("containerPort", 0)) if ports else str(C.DEFAULT_HTTP_PORT)
-    args += ["--component-port", component_port]
+        port = str(ports[0].get("containerPort", 0)) if ports else str(C.DEFAULT_HTTP_PORT)
+    return port
 
-    env: list[dict[str, Any]] = []
-    probe_path = "/"
-    if queue_proxy is None:
-        probe = (transformer if transformer is not None else containers[0]).get("readinessProbe")
-        if isinstance(probe, Mapping) and (probe.get("httpGet") is not None or probe.get("tcpSocket") is not None):
-            env.append({"name": C.ENV_SERVING_READINESS_PROBE, "value": probe_json(probe)})
-            http_get = probe.get("httpGet")
-            if isinstance(http_get, Mapping) and http_get.get("path"):
-                probe_path = str(http_get["path"])
-    else:
+
+def _agent_env_and_probe_path(containers: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
+    """Without queue-proxy the agent probes the component's readiness itself; with one it takes queue-proxy's env
+    (and queue-proxy's user port moves to the agent's)."""
+    queue_proxy = next((c for c in containers if c.get("name") == C.CONTAINER_QUEUE_PROXY), None)
+    if queue_proxy is not None:
         env = [dict(e) for e in queue_proxy.get("env") or []]
         for item in queue_proxy.get("env") or []:
             if item.get("name") == C.ENV_USER_PORT:
                 item["value"] = str(C.AGENT_PORT)
+        return env, "/"
+    transformer = next((c for c in containers if c.get("name") == C.CONTAINER_TRANSFORMER), None)
+    probe = (transformer if transformer is not None else containers[0]).get("readinessProbe")
+    if not (isinstance(probe, Mapping) and (probe.get("httpGet") is not None or probe.get("tcpSocket") is not None)):
+        return [], "/"
+    http_get = probe.get("httpGet")
+    path = str(http_get["path"]) if isinstance(http_get, Mapping) and http_get.get("path") else "/"
+    return [{"name": C.ENV_SERVING_READINESS_PROBE, "value": probe_json(probe)}], path
 
+
+def _agent_container(
+    config: KServeConfig, args: list[str], env: list[dict[str, Any]], probe_path: str, first: Mapping[str, Any]
+) -> dict[str, Any]:
     agent: dict[str, Any] = {
         "name": C.CONTAINER_AGENT,
         "image": config.agent.image,
@@ -189,46 +225,24 @@ def inject_agent(
     }
     if not agent["image"]:
         del agent["image"]
-    if containers[0].get("securityContext") is not None:
-        agent["securityContext"] = clone(containers[0]["securityContext"])
+    if first.get("securityContext") is not None:
+        agent["securityContext"] = clone(first["securityContext"])
     if env:
         agent["env"] = env
-    if logger and config.logger.ca_bundle:
-        pod_spec.setdefault("volumes", []).append(
-            {"name": C.VOLUME_LOGGER_CA_BUNDLE, "configMap": {"name": config.logger.ca_bundle, "optional": True}}
-        )
-        agent.setdefault("volumeMounts", []).append({"name": C.VOLUME_LOGGER_CA_BUNDLE, "mountPath": C.LOGGER_CA_CERT_MOUNT_PATH, "readOnly": True})
+    return agent
 
-    volumes = pod_spec.setdefault("volumes", [])
-    service_accounts = [str(pod_spec.get("serviceAccountName") or "")]
-    if logger and settings["store"] is not None:
-        service_accounts.append(str(settings["store"].get("serviceAccountName") or C.LOGGER_DEFAULT_SERVICE_ACCOUNT))
-    for sa in service_accounts:
-        add_service_account_credentials(
-            agent,
-            volumes,
-            namespace=namespace,
-            annotations=annotations,
-            service_account_name=sa,
-            config=config.credentials,
-            cluster=cluster,
-            warnings=warnings,
-        )
-    containers.append(agent)
-    pod_spec["containers"] = containers
 
-    if puller:
-        if C.ANN_MODEL_DIR not in annotations:
-            raise InputError(f"can not find {C.ANN_CONFIG_VOLUME_NAME} label", "metadata.annotations")
-        model_dir = {"name": C.VOLUME_MODEL_DIR, "emptyDir": {}}
-        _mount(pod_spec, C.CONTAINER_AGENT, model_dir, C.DEFAULT_MODEL_DIR)
-        _mount(pod_spec, C.CONTAINER_KSERVE, model_dir, C.DEFAULT_MODEL_DIR)
-        if C.ANN_CONFIG_VOLUME_NAME not in annotations:
-            raise InputError(f"can not find {C.ANN_CONFIG_VOLUME_NAME} label", "metadata.annotations")
-        config_volume = {"name": C.VOLUME_MODEL_CONFIG, "configMap": {"name": annotations[C.ANN_CONFIG_VOLUME_NAME]}}
-        _mount(pod_spec, C.CONTAINER_AGENT, config_volume, C.MODEL_CONFIG_DIR)
-    if not pod_spec.get("volumes"):
-        pod_spec.pop("volumes", None)
+def _mount_puller_volumes(pod_spec: PodSpec, annotations: Mapping[str, str]) -> None:
+    """The model puller's shared model dir (agent and kserve-container) and its model-config ConfigMap."""
+    if C.ANN_MODEL_DIR not in annotations:
+        raise InputError(f"can not find {C.ANN_CONFIG_VOLUME_NAME} label", "metadata.annotations")
+    model_dir = {"name": C.VOLUME_MODEL_DIR, "emptyDir": {}}
+    _mount(pod_spec, C.CONTAINER_AGENT, model_dir, C.DEFAULT_MODEL_DIR)
+    _mount(pod_spec, C.CONTAINER_KSERVE, model_dir, C.DEFAULT_MODEL_DIR)
+    if C.ANN_CONFIG_VOLUME_NAME not in annotations:
+        raise InputError(f"can not find {C.ANN_CONFIG_VOLUME_NAME} label", "metadata.annotations")
+    config_volume = {"name": C.VOLUME_MODEL_CONFIG, "configMap": {"name": annotations[C.ANN_CONFIG_VOLUME_NAME]}}
+    _mount(pod_spec, C.CONTAINER_AGENT, config_volume, C.MODEL_CONFIG_DIR)
 
 
 def _mount(pod_spec: PodSpec, container_name: str, volume: dict[str, Any], path: str) -> None:
