@@ -263,74 +263,83 @@ def add_storage_spec_credentials(
 ) -> None:
     """``CreateStorageSpecSecretEnvs``: ``STORAGE_CONFIG`` from the storage Secret, placeholder URIs rewritten."""
     params = dict(override_params or {})
-    stype = params.get("type", "")
-    bucket = params.get("bucket", "")
     secret_name = config.storage_spec_secret_name or C.DEFAULT_STORAGE_SPEC_SECRET
     if config.storage_secret_name_annotation in annotations:
         secret_name = str(annotations[config.storage_secret_name_annotation])
     env: list[dict[str, Any]] = container.setdefault("env", [])
+    stype, bucket = params.get("type", ""), params.get("bucket", "")
     secret = cluster.secret(namespace, secret_name)
-    key = storage_key
-    payload: bytes | None = None
-    known = False  # True when the key's content is known (so type/bucket can be read from it)
-    if secret is not None:
-        data = secret_data(secret)
-        if key:
-            if key not in data:
-                raise InputError(f"specified storage key {key} not found in storage secret {secret_name}", "spec.predictor.model.storage.key")
-        else:
-            key = f"default_{stype}" if stype else "default"
-        payload = data.get(key)
-        known = payload is not None
-    elif key:
-        warnings.append(
-            f"Secret {namespace}/{secret_name} not in the inputs: STORAGE_CONFIG refers to its key {key!r} unchecked"
-        )
-    else:
-        warnings.append(f"Secret {namespace}/{secret_name} not in the inputs: no STORAGE_CONFIG injected")
-    if known or (secret is None and key):
-        if known and not stype:
-            try:
-                spec = json.loads(payload or b"")
-            except ValueError as exc:
-                raise InputError(
-                    f"invalid json encountered in key {key} of storage secret {secret_name}: {exc}", f"data.{key}"
-                ) from None
-            if not isinstance(spec, dict):
-                raise InputError(f"invalid json encountered in key {key} of storage secret {secret_name}", f"data.{key}")
-            if "type" in spec:
-                stype = str(spec["type"])
-                if stype not in SUPPORTED_STORAGE_SPEC_TYPES:
-                    raise InputError(
-                        f"storage type must be one of [{', '.join(SUPPORTED_STORAGE_SPEC_TYPES)}]. "
-                        f"storage type [{stype}] is not supported",
-                        f"data.{key}",
-                    )
-            if "bucket" in spec and not bucket:
-                bucket = str(spec["bucket"])
-            if "cabundle_configmap" in spec:
-                env.append({"name": AWS_CA_BUNDLE_CONFIGMAP, "value": str(spec["cabundle_configmap"])})
+    key, payload = _storage_key_and_payload(secret, secret_name, storage_key, stype, namespace, warnings)
+    if payload is not None or (secret is None and key):
+        if payload is not None and not stype:
+            stype, bucket, ca_bundle = _storage_spec_fields(payload, key, secret_name, bucket)
+            if ca_bundle is not None:
+                env.append({"name": AWS_CA_BUNDLE_CONFIGMAP, "value": ca_bundle})
         env.append(secret_ref_env(C.ENV_STORAGE_CONFIG, secret_name, key))
     if not stype:
         raise InputError("unable to determine storage type", "spec.predictor.model.storage")
-    args: list[str] = container.get("args") or []
-    prefix = C.URI_SCHEME_PLACEHOLDER + "://"
-    if args and args[0].startswith(prefix):
-        for i in range(0, len(args), 2):
-            path = args[i][len(prefix) :]
-            if stype in BUCKET_STORAGE_TYPES:
-                if not bucket:
-                    raise InputError(
-                        f"format [{stype}] requires a bucket but one wasn't found in storage data or parameters",
-                        "spec.predictor.model.storage.parameters",
-                    )
-                args[i] = f"{stype}://{bucket}/{path}"
-            else:
-                args[i] = f"{stype}://{path}"
+    _rewrite_placeholder_uris(container.get("args") or [], stype, bucket)
     if params:
         env.append({"name": C.ENV_STORAGE_OVERRIDE_CONFIG, "value": go_json(params)})
     if not env:
         container.pop("env", None)
+
+
+def _storage_key_and_payload(
+    secret: Mapping[str, Any] | None, secret_name: str, key: str, stype: str, namespace: str, warnings: list[str]
+) -> tuple[str, bytes | None]:
+    """The storage Secret's key (given, or ``default[_<type>]``) and its content when the Secret is known."""
+    if secret is None:
+        if key:
+            warnings.append(f"Secret {namespace}/{secret_name} not in the inputs: STORAGE_CONFIG refers to its key {key!r} unchecked")
+        else:
+            warnings.append(f"Secret {namespace}/{secret_name} not in the inputs: no STORAGE_CONFIG injected")
+        return key, None
+    data = secret_data(secret)
+    if key and key not in data:
+        raise InputError(f"specified storage key {key} not found in storage secret {secret_name}", "spec.predictor.model.storage.key")
+    key = key or (f"default_{stype}" if stype else "default")
+    return key, data.get(key)
+
+
+def _storage_spec_fields(payload: bytes, key: str, secret_name: str, bucket: str) -> tuple[str, str, str | None]:
+    """``type``, ``bucket`` (unless given) and ``cabundle_configmap`` from a storage Secret's JSON entry."""
+    try:
+        spec = json.loads(payload or b"")
+    except ValueError as exc:
+        raise InputError(f"invalid json encountered in key {key} of storage secret {secret_name}: {exc}", f"data.{key}") from None
+    if not isinstance(spec, dict):
+        raise InputError(f"invalid json encountered in key {key} of storage secret {secret_name}", f"data.{key}")
+    stype = ""
+    if "type" in spec:
+        stype = str(spec["type"])
+        if stype not in SUPPORTED_STORAGE_SPEC_TYPES:
+            raise InputError(
+                f"storage type must be one of [{', '.join(SUPPORTED_STORAGE_SPEC_TYPES)}]. storage type [{stype}] is not supported",
+                f"data.{key}",
+            )
+    if "bucket" in spec and not bucket:
+        bucket = str(spec["bucket"])
+    ca_bundle = str(spec["cabundle_configmap"]) if "cabundle_configmap" in spec else None
+    return stype, bucket, ca_bundle
+
+
+def _rewrite_placeholder_uris(args: list[str], stype: str, bucket: str) -> None:
+    """The storage initializer's ``<scheme-placeholder>://path`` arguments, made ``<type>://[<bucket>/]path``."""
+    prefix = C.URI_SCHEME_PLACEHOLDER + "://"
+    if not (args and args[0].startswith(prefix)):
+        return
+    for i in range(0, len(args), 2):
+        path = args[i][len(prefix) :]
+        if stype not in BUCKET_STORAGE_TYPES:
+            args[i] = f"{stype}://{path}"
+            continue
+        if not bucket:
+            raise InputError(
+                f"format [{stype}] requires a bucket but one wasn't found in storage data or parameters",
+                "spec.predictor.model.storage.parameters",
+            )
+        args[i] = f"{stype}://{bucket}/{path}"
 
 
 def go_json(value: Any) -> str:
