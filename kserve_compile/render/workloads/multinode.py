@@ -208,49 +208,67 @@ def expand_multinode(
         raise InputError("the predictor has no workerSpec", PATH)
     runtime = predictor.runtime
     runtime_worker = runtime.spec.worker_spec if runtime is not None else None
-    if runtime_worker is None:
+    if runtime is None or runtime_worker is None:
         raise InputError(
             "you cannot set WorkerSpec in the InferenceService if the ServingRuntime does not have a WorkerSpec", PATH
         )
-    pp, tp = runtime_worker.pipeline_parallel_size, runtime_worker.tensor_parallel_size
-    pp = worker_spec.pipeline_parallel_size if worker_spec.pipeline_parallel_size is not None else pp
-    tp = worker_spec.tensor_parallel_size if worker_spec.tensor_parallel_size is not None else tp
-    pp = C.DEFAULT_PIPELINE_PARALLEL_SIZE if pp is None else pp
-    tp = C.DEFAULT_TENSOR_PARALLEL_SIZE if tp is None else tp
+    pp = _first_set(worker_spec.pipeline_parallel_size, runtime_worker.pipeline_parallel_size, C.DEFAULT_PIPELINE_PARALLEL_SIZE)
+    tp = _first_set(worker_spec.tensor_parallel_size, runtime_worker.tensor_parallel_size, C.DEFAULT_TENSOR_PARALLEL_SIZE)
+    worker_pod = _worker_pod(runtime_worker.k8s, worker_spec.k8s)
+    worker_container = worker_pod["containers"][0]
+    head_pod = clone(predictor.pod_spec)
+    head_container = next((c for c in head_pod.get("containers") or [] if c.get("name") == C.CONTAINER_KSERVE), None)
+    if head_container is None:
+        raise InputError(f"target container({C.CONTAINER_KSERVE}) does not exist", "spec.predictor")
+    known_gpus = gpu_resource_types({}, config)
+    if (runtime.spec.annotations or {}).get(C.ANN_MULTINODE_EXECUTOR_BACKEND) == C.MULTINODE_EXECUTOR_MP:
+        gpus = mp_gpu_plan(pp, tp)
+    else:
+        gpus = ray_gpu_plan(tp * pp, gpu_request(head_pod["containers"][0], known_gpus), gpu_request(worker_container, known_gpus))
+    gen, name = generation(isvc), isvc.metadata.name
+    annotations = predictor_annotations(isvc, spec, config)
+    _set_head_env(head_container, pp, tp, gpus, name, annotations)
+    _set_worker_env(worker_container, pp, tp, gpus, name, head_service_name(name, gen), worker_service_name(predictor.name, gen))
+    set_gpu(head_container, gpus.head_gpus, gpu_resource_types(predictor.annotations, config))
+    head = replace(predictor, labels={**predictor.labels, C.LABEL_GENERATION: gen}, pod_spec=head_pod)
+    worker_labels, worker_annotations = component_metadata(
+        name, C.PREDICTOR, spec, config, labels, annotations,
+        runtime_worker.labels, runtime_worker.annotations, {C.LABEL_GENERATION: gen},
+    )
+    set_gpu(worker_container, gpus.worker_gpus, gpu_resource_types(worker_annotations, config))
+    worker = Component(
+        C.PREDICTOR, f"{name}-{C.PREDICTOR}-{C.MULTINODE_WORKER}", isvc.metadata.namespace, worker_labels,
+        worker_annotations, worker_pod, predictor.spec, runtime, app=worker_app_label(predictor.name),
+    )
+    return MultiNode(head, worker, gen, pp, tp, gpus)
 
-    runtime_containers = list(runtime_worker.k8s.get("containers") or [])
+
+def _first_set(*values: int | None) -> int:
+    return next(v for v in values if v is not None)
+
+
+def _worker_pod(runtime_pod_spec: Mapping[str, Any], isvc_pod_spec: Mapping[str, Any]) -> dict[str, Any]:
+    """The worker's pod: the runtime's workerSpec pod fields under the isvc's, with the merged worker container."""
+    runtime_containers = list(runtime_pod_spec.get("containers") or [])
     if not runtime_containers:
         raise InputError("No workerSpec container configuration found in selected serving runtime", PATH)
-    runtime_worker_container = next((c for c in runtime_containers if c.get("name") == C.CONTAINER_WORKER), None)
-    if runtime_worker_container is None:
+    runtime_container = next((c for c in runtime_containers if c.get("name") == C.CONTAINER_WORKER), None)
+    if runtime_container is None:
         raise InputError(f"failed to find {C.CONTAINER_WORKER} in ServingRuntime containers", PATH)
-    isvc_containers = list(worker_spec.k8s.get("containers") or [])
-    worker_container = merge_containers(runtime_worker_container, isvc_containers[0] if isvc_containers else {})
-    runtime_pod = {k: clone(v) for k, v in runtime_worker.k8s.items() if k in RUNTIME_POD_MERGED}
-    worker_pod = merge_pod_specs(runtime_pod, worker_spec.k8s)
-    worker_pod["containers"] = [worker_container]
-    if worker_container.get("name") != C.CONTAINER_WORKER:
+    isvc_containers = list(isvc_pod_spec.get("containers") or [])
+    container = merge_containers(runtime_container, isvc_containers[0] if isvc_containers else {})
+    pod = merge_pod_specs({k: clone(v) for k, v in runtime_pod_spec.items() if k in RUNTIME_POD_MERGED}, dict(isvc_pod_spec))
+    pod["containers"] = [container]
+    if container.get("name") != C.CONTAINER_WORKER:
         raise InputError(
             f"failed to add {C.ENV_RAY_NODE_COUNT} environment to the container({C.CONTAINER_WORKER}): "
             f"target container({C.CONTAINER_WORKER}) does not exist",
             f"{PATH}.containers[0].name",
         )
+    return pod
 
-    head_pod = clone(predictor.pod_spec)
-    head_containers = head_pod.get("containers") or []
-    head_container = next((c for c in head_containers if c.get("name") == C.CONTAINER_KSERVE), None)
-    if head_container is None:
-        raise InputError(f"target container({C.CONTAINER_KSERVE}) does not exist", "spec.predictor")
 
-    known_gpus = gpu_resource_types({}, config)
-    if (runtime.spec.annotations or {}).get(C.ANN_MULTINODE_EXECUTOR_BACKEND) == C.MULTINODE_EXECUTOR_MP:
-        gpus = mp_gpu_plan(pp, tp)
-    else:
-        gpus = ray_gpu_plan(tp * pp, gpu_request(head_containers[0], known_gpus), gpu_request(worker_container, known_gpus))
-
-    gen = generation(isvc)
-    name = isvc.metadata.name
-    annotations = predictor_annotations(isvc, spec, config)
+def _set_head_env(container: dict[str, Any], pp: int, tp: int, gpus: GpuPlan, name: str, annotations: Mapping[str, str]) -> None:
     for env_name, value in (
         (C.ENV_PIPELINE_PARALLEL_SIZE, str(pp)),
         (C.ENV_TENSOR_PARALLEL_SIZE, str(tp)),
@@ -258,42 +276,22 @@ def expand_multinode(
         (C.ENV_REQUEST_GPU_COUNT, str(gpus.head_gpus)),
         ("MODEL_NAME", name),
     ):
-        set_env(head_container, env_name, value)
-    scheme = annotations.get(C.ANN_STORAGE_SOURCE_URI, "").split("://")[0]
-    if scheme in ("pvc", "oci"):
-        set_env(head_container, "MODEL_DIR", C.DEFAULT_MODEL_DIR)
+        set_env(container, env_name, value)
+    if annotations.get(C.ANN_STORAGE_SOURCE_URI, "").split("://")[0] in ("pvc", "oci"):
+        set_env(container, "MODEL_DIR", C.DEFAULT_MODEL_DIR)
+
+
+def _set_worker_env(container: dict[str, Any], pp: int, tp: int, gpus: GpuPlan, name: str, head_svc: str, worker_svc: str) -> None:
     for env_name, value in (
         (C.ENV_RAY_NODE_COUNT, str(gpus.node_count)),
         (C.ENV_REQUEST_GPU_COUNT, str(gpus.worker_gpus)),
         (C.ENV_PIPELINE_PARALLEL_SIZE, str(pp)),
         (C.ENV_TENSOR_PARALLEL_SIZE, str(tp)),
         ("ISVC_NAME", name),
-        ("HEAD_SVC", head_service_name(name, gen)),
-        ("WORKER_SVC", worker_service_name(predictor.name, gen)),
+        ("HEAD_SVC", head_svc),
+        ("WORKER_SVC", worker_svc),
     ):
-        set_env(worker_container, env_name, value)
-
-    head_labels = {**predictor.labels, C.LABEL_GENERATION: gen}
-    set_gpu(head_container, gpus.head_gpus, gpu_resource_types(predictor.annotations, config))
-    head = replace(predictor, labels=head_labels, pod_spec=head_pod)
-
-    worker_labels, worker_annotations = component_metadata(
-        name, C.PREDICTOR, spec, config, labels, annotations,
-        runtime_worker.labels, runtime_worker.annotations, {C.LABEL_GENERATION: gen},
-    )
-    set_gpu(worker_container, gpus.worker_gpus, gpu_resource_types(worker_annotations, config))
-    worker = Component(
-        C.PREDICTOR,
-        f"{name}-{C.PREDICTOR}-{C.MULTINODE_WORKER}",
-        isvc.metadata.namespace,
-        worker_labels,
-        worker_annotations,
-        worker_pod,
-        predictor.spec,
-        runtime,
-        app=worker_app_label(predictor.name),
-    )
-    return MultiNode(head, worker, gen, pp, tp, gpus)
+        set_env(container, env_name, value)
 
 
 def worker_deployment(worker: Component, template: dict[str, Any], config: KServeConfig, replicas: int) -> dict[str, Any]:
