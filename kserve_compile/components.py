@@ -340,7 +340,7 @@ def replace_placeholders(container: dict[str, Any], meta: Mapping[str, Any], run
 
 def _gpu_requested(resources: Mapping[str, Any] | None) -> bool:
     limits = (resources or {}).get("limits") or {}
-    return any(k == "nvidia.com/gpu" or k.startswith("nvidia.com/mig") for k in limits)
+    return any(k == C.NVIDIA_GPU_RESOURCE or k.startswith(C.NVIDIA_MIG_PREFIX) for k in limits)
 
 
 def _update_image_tag(container: dict[str, Any], runtime_version: str | None, selected: Selected) -> None:

@@ -112,7 +112,7 @@ class StorageInitializerConfig(GoJSON):
         """``ResolveOciModelMode``: explicit mode, else modelcar when enabled, else "" (OCI off)."""
         if self.oci_model_mode:
             return self.oci_model_mode
-        return "modelcar" if (self.enable_modelcar or self.enable_oci_model_support) else ""
+        return C.OCI_MODE_MODELCAR if (self.enable_modelcar or self.enable_oci_model_support) else ""
 
 
 class S3Config(GoJSON):
@@ -219,7 +219,7 @@ class LocalModelConfig(GoJSON):
     job_namespace: str = Field("", alias="jobNamespace")
 
 
-DEFAULT_GPU_RESOURCE_TYPES = ("nvidia.com/gpu", "amd.com/gpu", "intel.com/gpu", "habana.ai/gaudi")
+DEFAULT_GPU_RESOURCE_TYPES = (C.NVIDIA_GPU_RESOURCE, "amd.com/gpu", "intel.com/gpu", "habana.ai/gaudi")
 
 
 class KServeConfig(BaseModel):
@@ -398,7 +398,7 @@ def _check_storage_initializer(cfg: StorageInitializerConfig) -> None:
                 f'failed to parse resource configuration for "storageInitializer".{key!r}: {exc}',
                 f"data.storageInitializer.{key}",
             ) from None
-    if cfg.oci_model_mode and cfg.oci_model_mode not in ("modelcar", "native", "fetch"):
+    if cfg.oci_model_mode and cfg.oci_model_mode not in (C.OCI_MODE_MODELCAR, C.OCI_MODE_NATIVE, C.OCI_MODE_FETCH):
         raise InputError(
             f'invalid "storageInitializer".ociModelMode "{cfg.oci_model_mode}": must be one of "modelcar", "native", "fetch"',
             "data.storageInitializer.ociModelMode",

@@ -266,6 +266,7 @@ HOST_PORT_REGEX = r"(?::\d{1,5})?"  # appended to every VirtualService authority
 ANN_GKE_ACCELERATOR = "serving.kserve.io/gke-accelerator"
 NODE_SELECTOR_GKE_ACCELERATOR = "cloud.google.com/gke-accelerator"
 NVIDIA_GPU_RESOURCE = "nvidia.com/gpu"
+NVIDIA_MIG_PREFIX = "nvidia.com/mig"
 
 # --- knative (helper) -------------------------------------------------------------------------
 # Values from KServe's pkg/constants/constants.go and Knative Serving's API packages.

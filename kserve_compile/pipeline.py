@@ -263,7 +263,7 @@ def _model_config_map(isvc: InferenceService, trained_models: Sequence[TrainedMo
     meta: dict[str, Any] = {"name": f"modelconfig-{isvc.metadata.name}-0", "namespace": isvc.metadata.namespace}
     if isvc.metadata.labels:
         meta["labels"] = dict(isvc.metadata.labels)
-    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {"models.json": model_config_json(trained_models)}}
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {C.MODEL_CONFIG_FILE: model_config_json(trained_models)}}
 
 
 def ca_bundle_config_maps(ctx: Context, namespaces: set[str]) -> list[dict[str, Any]]:

@@ -51,7 +51,6 @@ HPA_METRICS = ("cpu", "memory")
 KPA_METRICS = ("concurrency", "rps")
 STORAGE_SPEC_PREFIXES = ("s3://", "hdfs://", "webhdfs://")  # SupportedStorageSpecURIPrefixList
 BASIC_RESOURCES = ("cpu", "memory", "storage", "ephemeral-storage")
-MIG_PREFIX = "nvidia.com/mig"
 ONNX_EXT = ".onnx"
 KBS_RESOURCE_ID = re.compile(r"^kbs:///[a-zA-Z0-9_.-]+/[a-zA-Z0-9_.-]+/[a-zA-Z0-9_.-]+$")
 QUANTITY_FORMAT = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
@@ -536,7 +535,7 @@ def _validate_framework_gpu(impl: _Impl) -> None:
     if version is None:
         return
     limits = (impl.spec.k8s.get("resources") or {}).get("limits") or {}
-    gpu = C.NVIDIA_GPU_RESOURCE in limits or any(str(k).startswith(MIG_PREFIX) for k in limits)
+    gpu = C.NVIDIA_GPU_RESOURCE in limits or any(str(k).startswith(C.NVIDIA_MIG_PREFIX) for k in limits)
     not_gpu_version, gpu_version = FRAMEWORK_GPU_ERRORS[impl.kind]
     if gpu and "-gpu" not in version:
         raise InputError(not_gpu_version, f"{impl.path}.runtimeVersion")
