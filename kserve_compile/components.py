@@ -1,4 +1,4 @@
-"""Step 4 — build each component: name, labels, annotations and pod spec, as KServe's component reconcilers do.
+"""Plan, step 5 — build each component: name, labels, annotations and pod spec, as KServe's component reconcilers do.
 
 ``components/predictor.go`` (buildPredictorResources, reconcileModel, buildPodSpec), ``transformer.go``,
 ``explainer.go`` and ``component.go`` (the internal annotations). The result is mode-independent; the Standard and

@@ -1,4 +1,4 @@
-"""Step 2a — default: what KServe's InferenceService mutating webhook does to an isvc before anything else.
+"""Plan, step 1 — default: what KServe's InferenceService mutating webhook does to an isvc before anything else.
 
 ``api/inference_service_defaults.go`` DefaultInferenceService: normalise or add the deploymentMode annotation, turn a
 legacy framework field into ``model``, default the protocol for triton/vLLM/onnx/huggingface, record the

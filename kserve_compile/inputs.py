@@ -1,4 +1,4 @@
-"""Step 1b — inputs: sort parsed documents by kind, load the config and runtimes, and type every object.
+"""Stage 2, inputs: gather a run's documents, sort them by kind, load the config and runtimes, type every object.
 
 ``prepare`` turns a run's documents into a :class:`Context`: the ``inferenceservice-config`` (or KServe's shipped
 one), the built-in runtimes with the inputs' runtimes over them, the live objects the pod webhook would read

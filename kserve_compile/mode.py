@@ -1,4 +1,4 @@
-"""Step 3a — resolve the deployment mode (``GetDeploymentMode``, ``ctl/utils/utils.go:224-248``)."""
+"""Plan, step 3 — resolve the deployment mode (``GetDeploymentMode``, ``ctl/utils/utils.go:224-248``)."""
 
 from __future__ import annotations
 

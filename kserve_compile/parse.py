@@ -1,4 +1,4 @@
-"""Step 1 — parse: files, directories and stdin into located documents.
+"""Stage 1, parse: files, directories and stdin into located documents.
 
 YAML is read with libyaml's composer (PyYAML's C loader) and turned into plain data here, so that every mapping key
 and sequence item keeps its line and column for error messages, duplicate keys are caught, and nothing but the

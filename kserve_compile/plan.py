@@ -1,4 +1,4 @@
-"""Step 3 — plan one InferenceService: default, validate, resolve the mode, build its components.
+"""Stage 3, plan one InferenceService: default, validate, resolve the mode, build its components.
 
 A :class:`Plan` is an isvc as KServe's controller holds it just before it creates objects: the mutating webhook's
 defaults applied, the validating webhook's rules passed, the deployment mode resolved, and each component (with its

@@ -1,4 +1,4 @@
-"""Step 3b — choose the ServingRuntime for a model predictor, as KServe does.
+"""Plan, step 4 — choose the ServingRuntime for a model predictor, as KServe does.
 
 Explicit ``model.runtime``: the namespaced ServingRuntime of that name, else the ClusterServingRuntime; then the
 disabled / protocol / format checks (``components/predictor.go`` reconcileModel). Auto-selection

@@ -1,4 +1,4 @@
-"""Step 2b — validate: KServe's InferenceService admission rules (``api/inference_service_validation.go``).
+"""Plan, step 2 — validate: KServe's InferenceService admission rules (``api/inference_service_validation.go``).
 
 The isvc seen here is the *defaulted* one, as KServe's validating webhook sees the output of its mutating webhook.
 Rules run in KServe's order and the first failure is raised as an :class:`InputError` (the webhook stops at the first
