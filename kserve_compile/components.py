@@ -27,6 +27,7 @@ from .models import (
     PredictorSpec,
     ServingRuntime,
 )
+from .provenance import carry_over, is_tracing, overriding, with_origin_of
 from .runtime_select import Selected, lowest_protocol, select_runtime
 from .storage_uri import validate_storage_uri
 
@@ -329,8 +330,8 @@ def replace_placeholders(container: dict[str, Any], meta: Mapping[str, Any], run
     if "{{" not in text:
         return container
     try:
-        rendered = GoTemplate(text).render(meta, html=True)
-        return json.loads(rendered)
+        rendered = json.loads(GoTemplate(text).render(meta, html=True))
+        return carry_over(container, rendered, "placeholders filled") if is_tracing() else rendered
     except (ValueError, json.JSONDecodeError) as exc:
         raise InputError(
             f"failed to replace placeholders in serving runtime {runtime_name} Container {container.get('name', '')}: {exc}",
@@ -350,7 +351,8 @@ def _update_image_tag(container: dict[str, Any], runtime_version: str | None, se
         return
     tag_match = _IMAGE_TAG.search(image)
     if runtime_version is not None:
-        container["image"] = _IMAGE_TAG.sub(":" + runtime_version, image) if tag_match else f"{image}:{runtime_version}"
+        retagged = _IMAGE_TAG.sub(":" + runtime_version, image) if tag_match else f"{image}:{runtime_version}"
+        container["image"] = overriding(image, with_origin_of(runtime_version, retagged))
         return
     server_type = _server_type(selected)
     if not server_type or not tag_match:

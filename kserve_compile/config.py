@@ -16,6 +16,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from . import constants as C
 from .errors import InputError
+from .provenance import is_tracing
+from .provenance.models import retag_model
+from .provenance.sources import tag_config_json
 from .quantity import parse_quantity
 
 
@@ -315,8 +318,11 @@ def _parse_key(key: str, raw: Any, model: type[GoJSON]) -> GoJSON:
         raise InputError(f"unable to parse {key} config json: {exc.msg} (line {exc.lineno} column {exc.colno})", f"data.{key}") from None
     if not isinstance(value, dict):
         raise InputError(f"unable to parse {key} config json: expected a JSON object", f"data.{key}")
+    if is_tracing():
+        value = tag_config_json(raw, key, value)
     try:
-        return model.model_validate(value)
+        parsed = model.model_validate(value)
+        return retag_model(parsed, value) if is_tracing() else parsed
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"])

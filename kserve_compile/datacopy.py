@@ -10,11 +10,15 @@ from typing import Any, TypeVar
 
 import orjson
 
+from .provenance import is_tracing
+
 T = TypeVar("T")
 
 
 def clone(data: T) -> T:
-    """A deep copy of JSON-shaped ``data`` (tuples come back as lists)."""
+    """A deep copy of JSON-shaped ``data`` (tuples come back as lists); while tracing, leaves keep their origins."""
+    if is_tracing():
+        return _clone(data)  # type: ignore[no-any-return]
     try:
         return orjson.loads(orjson.dumps(data))  # type: ignore[no-any-return]
     except (TypeError, ValueError):  # e.g. an integer beyond 64 bits: copy it the slow, general way

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -25,6 +25,9 @@ from .config import KServeConfig, parse_config
 from .errors import CompileError, InputError, Problem
 from .models import InferenceService, ServingRuntime
 from .parse import Document, parse_paths
+from .provenance import is_tracing
+from .provenance.models import retag_model
+from .provenance.sources import tag_document, tag_embedded
 
 if TYPE_CHECKING:  # graph support loads only when an InferenceGraph or TrainedModel is among the inputs
     from .graph import InferenceGraph, TrainedModel
@@ -57,13 +60,24 @@ def embedded_configmap() -> dict[str, Any]:
 
 
 @cache
-def embedded_runtimes() -> tuple[ServingRuntime, ...]:
+def _embedded_runtime_data() -> tuple[tuple[str, dict[str, Any]], ...]:
     folder = resources.files("kserve_compile").joinpath("data", "runtimes")
+    entries = sorted((e for e in folder.iterdir() if e.name.endswith(".yaml")), key=lambda e: e.name)
+    return tuple((e.name, yaml.load(e.read_text("utf-8"), Loader=_Loader)) for e in entries)
+
+
+@cache
+def embedded_runtimes() -> tuple[ServingRuntime, ...]:
+    return tuple(ServingRuntime.model_validate(data) for _, data in _embedded_runtime_data())
+
+
+def _traced_embedded_runtimes() -> list[ServingRuntime]:
+    """The built-in runtimes with every field tagged (fresh models: the cached ones stay plain)."""
     out = []
-    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
-        if entry.name.endswith(".yaml"):
-            out.append(ServingRuntime.model_validate(yaml.load(entry.read_text("utf-8"), Loader=_Loader)))
-    return tuple(out)
+    for name, data in _embedded_runtime_data():
+        tagged = tag_embedded(data, f"built-in ClusterServingRuntime {data['metadata']['name']}", f"data/runtimes/{name}")
+        out.append(retag_model(ServingRuntime.model_validate(tagged), tagged))
+    return out
 
 
 @cache
@@ -112,7 +126,8 @@ def cluster_inputs(objects: Sequence[dict[str, Any]], configmap: dict[str, Any] 
 
 def _model(doc: Document, model: type[BaseModel]) -> Any:
     try:
-        return model.model_validate(doc.data)
+        typed = model.model_validate(doc.data)
+        return retag_model(typed, doc.data) if is_tracing() else typed
     except ValidationError as exc:
         problems = []
         for err in exc.errors():
@@ -177,7 +192,10 @@ def load_config(configmaps: Sequence[Document]) -> KServeConfig:
             return parse_config(data)
         except InputError as exc:
             raise CompileError([doc.problem(exc.message, exc.path)]) from None
-    return parse_config(embedded_configmap()["data"])
+    data = embedded_configmap()["data"]
+    if is_tracing():
+        data = tag_embedded(data, "KServe's shipped inferenceservice-config", "data/inferenceservice-config.yaml", ("data",))
+    return parse_config(data)
 
 
 @dataclass
@@ -195,10 +213,12 @@ class Context:
 
 
 def prepare(docs: Sequence[Document]) -> Context:
+    if is_tracing():
+        docs = [replace(d, data=tag_document(d)) for d in docs]
     groups = classify(docs)
     config = load_config(groups["configmap"])
     problems: list[Problem] = []
-    runtimes = list(embedded_runtimes())
+    runtimes = _traced_embedded_runtimes() if is_tracing() else list(embedded_runtimes())
     given: list[ServingRuntime] = []
     given_docs: dict[int, Document] = {}
     for doc in groups["runtime"]:
@@ -218,7 +238,10 @@ def prepare(docs: Sequence[Document]) -> Context:
     runtimes = [r for r in runtimes if r.metadata.name not in replaced] + given
     cluster_docs = [d.data for d in groups["cluster"]]
     if not any(d.kind == C.KIND_CSC for d in groups["cluster"]):
-        cluster_docs += list(embedded_storage_containers())
+        shipped = list(embedded_storage_containers())
+        if is_tracing():
+            shipped = [tag_embedded(d, f"KServe's shipped ClusterStorageContainer {d['metadata']['name']}", "data/storagecontainers.yaml") for d in shipped]
+        cluster_docs += shipped
     try:
         cluster = ClusterState.from_manifests(cluster_docs)
     except InputError as exc:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .provenance import overriding
+
 
 def filtered(values: Mapping[str, str] | None, disallowed: Sequence[str]) -> dict[str, str]:
     """``values`` without the keys KServe never propagates (the ConfigMap's disallowed lists)."""
@@ -22,7 +24,7 @@ def set_env(container: dict[str, Any], name: str, value: str) -> None:
     env = _env(container)
     for entry in env:
         if entry.get("name") == name:
-            entry["value"] = value
+            entry["value"] = overriding(entry.get("value"), value)
             return
     env.append({"name": name, "value": value})
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .datacopy import clone
+from .provenance import is_tracing, overriding
 
 # field → merge key, for lists merged element-by-element (k8s.io/api/core/v1 patchMergeKey tags)
 CONTAINER_LIST_KEYS = {"env": "name", "ports": "containerPort", "volumeMounts": "mountPath", "volumeDevices": "devicePath", "resizePolicy": "resourceName"}
@@ -39,8 +40,13 @@ def strategic_merge(base: dict[str, Any], patch: dict[str, Any], list_keys: dict
         elif isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = _merge_map(out[key], value)
         else:
-            out[key] = clone(value)
+            out[key] = _replacing(out, key, clone(value))
     return out
+
+
+def _replacing(out: dict[str, Any], key: str, new: Any) -> Any:
+    """``new`` for ``out[key]``; while tracing it remembers the value it replaces."""
+    return overriding(out[key], new) if key in out and is_tracing() else new
 
 
 def _merge_map(base: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
@@ -51,7 +57,7 @@ def _merge_map(base: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
         elif isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = _merge_map(out[key], value)
         else:
-            out[key] = clone(value)
+            out[key] = _replacing(out, key, clone(value))
     return out
 
 

@@ -27,6 +27,8 @@ from .mode import resolve_mode
 from .models import InferenceService, ServingRuntime
 from .parse import Document
 from .plan import Plan, isvc_address, plan_isvc, route_input
+from .provenance import is_tracing, stamp
+from .provenance.sources import builder_origin, pod_template_origin
 from .render.ingress.standard import standard_ingress
 from .render.pod_webhook.inject import inject_pod
 from .render.pod_webhook.storage import apply_storage_uris
@@ -102,6 +104,9 @@ def compile_documents(docs: Sequence[Document]) -> Result:
         problems.extend(exc.problems)
     if problems:
         raise CompileError(problems + warnings)
+    if is_tracing():
+        for obj in objects:
+            stamp(obj, builder_origin(obj))
     return Result(sort_objects(objects), warnings)
 
 
@@ -203,15 +208,16 @@ def _knative_workload(
     from .render.workloads.knative import knative_service, revision_template
 
     annotations = plan.isvc.metadata.annotations
-    template, notes = finished_pod_template(component, revision_template(component, annotations, config), isvc_data, config, cluster)
-    revision = _rolled_out_revision(plan.isvc, component.kind)
-    if component.spec.canary_traffic_percent is not None and revision is None:
+    revision = revision_template(component, annotations, config)
+    template, notes = finished_pod_template(component, revision, isvc_data, config, cluster, knative=True)
+    rolled_out = _rolled_out_revision(plan.isvc, component.kind)
+    if component.spec.canary_traffic_percent is not None and rolled_out is None:
         notes.append(
             f"{component.kind}: canaryTrafficPercent needs the previously rolled-out revision "
             f"(status.components.{component.kind}.latestRolledoutRevision), which the input does not carry; "
             "rendering the steady state (100% to the latest revision)"
         )
-    return Rendered([knative_service(component, template, annotations, config, rolled_out_revision=revision)], notes)
+    return Rendered([knative_service(component, template, annotations, config, rolled_out_revision=rolled_out)], notes)
 
 
 def _rolled_out_revision(isvc: InferenceService, kind: str) -> str | None:
@@ -222,7 +228,13 @@ def _rolled_out_revision(isvc: InferenceService, kind: str) -> str | None:
 
 
 def finished_pod_template(
-    component: Component, template: dict[str, Any], isvc: dict[str, Any], config: KServeConfig, cluster: ClusterState
+    component: Component,
+    template: dict[str, Any],
+    isvc: dict[str, Any],
+    config: KServeConfig,
+    cluster: ClusterState,
+    *,
+    knative: bool = False,
 ) -> tuple[dict[str, Any], list[str]]:
     """A workload's pod template: the controller's own (with ``storageUris``), then the pod webhook inlined."""
     notes: list[str] = []
@@ -231,6 +243,8 @@ def finished_pod_template(
     # The webhook sees the Pod a ReplicaSet or Knative makes from the template: it has no name yet at admission.
     pod_name = template.get("metadata", {}).get("name")
     unnamed = {**template, "metadata": {k: v for k, v in template.get("metadata", {}).items() if k != "name"}}
+    if is_tracing():
+        stamp(unnamed, pod_template_origin(knative))
     template, more = inject_pod(unnamed, namespace=component.namespace, config=config, cluster=cluster, isvc=isvc)
     if pod_name is not None:
         template["metadata"] = {"name": pod_name, **template["metadata"]}

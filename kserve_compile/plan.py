@@ -20,6 +20,8 @@ from .defaulting import default_isvc
 from .errors import InputError
 from .mode import legacy_warning, resolve_mode
 from .models import InferenceService, ServingRuntime
+from .provenance import is_tracing, stamp
+from .provenance.sources import component_origin
 from .render.ingress.route import RoutedComponent, RouteInput
 from .render.ingress.standard import standard_status
 from .render.workloads.standard.service import service
@@ -63,7 +65,18 @@ def plan_isvc(isvc: InferenceService, config: KServeConfig, runtimes: Sequence[S
         plan.components.append(build_transformer(isvc, config, labels))
     if isvc.spec.explainer is not None:
         plan.components.append(build_explainer(isvc, config, labels))
+    if is_tracing():
+        _claim_components(plan)
     return plan
+
+
+def _claim_components(plan: Plan) -> None:
+    """While tracing: what the component builders set without an origin is theirs."""
+    extras = [plan.multinode.worker] if plan.multinode is not None else []
+    for component in [*plan.components, *extras, *(c.component for c in plan.canaries)]:
+        origin = component_origin(component.kind)
+        for part in (component.labels, component.annotations, component.pod_spec):
+            stamp(part, origin)
 
 
 def _plan_standard_extras(

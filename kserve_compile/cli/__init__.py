@@ -21,8 +21,10 @@ app = typer.Typer(
 def _register_commands() -> None:
     from ..apply.cli import register as register_apply
     from .compile_commands import register as register_compile
+    from .explain_command import register as register_explain
 
     register_compile(app)
+    register_explain(app)
     register_apply(app)
 
 

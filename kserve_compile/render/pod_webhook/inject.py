@@ -21,6 +21,8 @@ from ...cluster_state import ClusterState
 from ...config import KServeConfig
 from ...datacopy import clone
 from ...errors import InputError
+from ...provenance import is_tracing, stamp
+from ...provenance.sources import injector_origin
 from .agent import check_agent_configs, inject_agent
 from .metrics_aggregation import inject_metrics_aggregation
 from .modelcar import inject_modelcar
@@ -55,14 +57,26 @@ def inject_pod(
         return out, warnings  # the webhook's objectSelector: only KServe-managed pods
     check_agent_configs(config)
 
+    traced = is_tracing()
     _gke_accelerator_selector(metadata, spec)
+    _claim(out, "accelerator selector", traced)
     inject_storage_initializer(metadata, spec, namespace=namespace, config=config, cluster=cluster, warnings=warnings)
     set_istio_cni_security_context(metadata, spec)
+    _claim(out, "storage initializer", traced)
     inject_agent(metadata, spec, namespace=namespace, config=config, cluster=cluster, warnings=warnings, isvc=isvc)
+    _claim(out, "agent", traced)
     inject_metrics_aggregation(metadata, spec, config)
+    _claim(out, "metrics aggregation", traced)
     if config.storage_initializer.oci_mode:
         inject_modelcar(metadata.get("annotations") or {}, spec, config.storage_initializer, namespace)
+        _claim(out, "modelcar", traced)
     return out, warnings
+
+
+def _claim(template: dict[str, Any], injector: str, traced: bool) -> None:
+    """While tracing, what the injector just added carries its origin."""
+    if traced:
+        stamp(template, injector_origin(injector))
 
 
 def _gke_accelerator_selector(metadata: Mapping[str, Any], spec: dict[str, Any]) -> None:
