@@ -20,7 +20,8 @@ from .controller import (
     merged_node_models,
     reconcile_cache,
 )
-from .models import AnyCache, LocalModelInfo
+from .models import AnyCache, LocalModelInfo, LocalModelNodeGroup, Node
+from .node_affinity import matches
 
 
 def render(inputs: LocalModelInputs, consumers: Sequence[Consumer], config: KServeConfig, cluster: ClusterState) -> tuple[list[dict[str, Any]], list[Problem]]:
@@ -78,7 +79,30 @@ def _jobs(
                 f"Node {node_name} lacks the label {key}={value} the node agent DaemonSet selects: no download Job is rendered for it",
                 "metadata.labels", severity="warning"))
             continue
-        jobs += download_jobs(node_name, models, config, cluster, notes)
+        jobs += download_jobs(node_name, _with_node_groups(node, models, inputs, notes), config, cluster, notes)
     first = inputs.all_caches()[0]
     warnings += [inputs.docs[id(first)].problem(n, severity="warning") for n in dict.fromkeys(notes)]
     return jobs
+
+
+def _with_node_groups(node: Node, models: list[LocalModelInfo], inputs: LocalModelInputs, notes: list[str]) -> list[LocalModelInfo]:
+    """``launchJob``'s fallback for an entry without ``nodeGroup`` (a live LocalModelNode written by an older
+    controller): the first LocalModelNodeGroup, by name, whose affinity selects the node. Without one the agent
+    fails that reconcile and makes no Job for the entry."""
+    out = []
+    for info in models:
+        if not info.node_group:
+            group = next((g for _, g in sorted(inputs.node_groups.items()) if _selects(g, node)), None)
+            if group is None:
+                notes.append(f"did not find matching nodegroup for node: {node.name} (LocalModelNode entry {info.status_key}): no download Job")
+                continue
+            info = info.model_copy(update={"node_group": group.name})
+        out.append(info)
+    return out
+
+
+def _selects(group: LocalModelNodeGroup, node: Node) -> bool:
+    try:
+        return matches(group.spec.persistent_volume_spec, node.name, node.metadata.labels)
+    except InputError:
+        return False  # the agent's lookup fails on it too; the entry then gets no Job
