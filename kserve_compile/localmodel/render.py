@@ -38,6 +38,8 @@ def render(inputs: LocalModelInputs, consumers: Sequence[Consumer], config: KSer
     problems: list[Problem] = []
     nodes = sorted(inputs.nodes, key=lambda n: n.name)
     for cache in caches:
+        if any(g not in inputs.node_groups for g in cache.spec.node_groups):
+            continue  # reported while collecting: the controller stops at the missing group
         try:
             reconcile_cache(cache, inputs.node_groups, nodes, consumers, local.job_namespace, local.disable_volume_management, out)
         except InputError as exc:
