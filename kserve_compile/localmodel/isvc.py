@@ -12,13 +12,15 @@ names a lone (or unnamed first) container ``kserve-container``. An isvc without 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import constants as C
 from ..config import LocalModelConfig
 from ..models import InferenceService, PredictorSpec
 from .matching import find_cache, local_model_metadata
-from .models import LocalModelCache, LocalModelNamespaceCache
+
+if TYPE_CHECKING:  # the typed cache models load only when a run has local-model inputs
+    from .models import LocalModelCache, LocalModelNamespaceCache
 
 # PredictorSpec.GetImplementations order
 _IMPLEMENTATIONS = ("xgboost", "pytorch", "triton", "sklearn", "tensorflow", "onnx", "pmml", "lightgbm", "paddle", "huggingface", "model")

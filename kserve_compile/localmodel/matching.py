@@ -17,10 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .. import constants as C
 from ..render.storage import local_model_storage_key
-from .models import LocalModelCache, LocalModelNamespaceCache
+
+if TYPE_CHECKING:  # the typed cache models load only when a run has local-model inputs
+    from .models import LocalModelCache, LocalModelNamespaceCache
 
 LOCAL_MODEL_LABELS = (C.LABEL_LOCAL_MODEL, C.LABEL_LOCAL_MODEL_NAMESPACE)
 LOCAL_MODEL_ANNOTATIONS = (C.ANN_LOCAL_MODEL_SOURCE_URI, C.ANN_LOCAL_MODEL_PVC_NAME)
