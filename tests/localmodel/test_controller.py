@@ -98,3 +98,14 @@ def test_job_settings_from_config(tmp_path: Path) -> None:
     assert job["metadata"]["namespace"] == "downloads" and job["spec"]["ttlSecondsAfterFinished"] == 60
     assert job["spec"]["template"]["spec"]["securityContext"] == {}
     assert job["spec"]["template"]["spec"]["containers"][0]["image"] == "example.com/si:2"
+
+
+def test_knative_revision_mounts_the_cache_too(tmp_path: Path) -> None:
+    served = isvc("kn", URI + "/v1", annotations={"serving.kserve.io/deploymentMode": "Knative"})
+    result = render(tmp_path, config(), node_group("gpu1"), cache("c", URI, ["gpu1"]), served)
+    ksvc = next(o for o in result.objects if o["apiVersion"] == "serving.knative.dev/v1")
+    pod = ksvc["spec"]["template"]["spec"]
+    assert "initContainers" not in pod
+    assert pod["volumes"] == [{"name": "kserve-pvc-source", "persistentVolumeClaim": {"claimName": "c-gpu1"}}]
+    assert pod["containers"][0]["volumeMounts"][0]["subPath"] == f"models/{KEY}/v1"
+    assert ksvc["spec"]["template"]["metadata"]["labels"]["internal.serving.kserve.io/localmodel"] == "c"
