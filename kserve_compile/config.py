@@ -220,6 +220,9 @@ class MultiNodeConfig(GoJSON):
 class LocalModelConfig(GoJSON):
     enabled: bool = False
     job_namespace: str = Field("", alias="jobNamespace")
+    fs_group: int | None = Field(None, alias="fsGroup")
+    job_ttl_seconds_after_finished: int | None = Field(None, alias="jobTTLSecondsAfterFinished")
+    disable_volume_management: bool = Field(False, alias="disableVolumeManagement")
 
 
 DEFAULT_GPU_RESOURCE_TYPES = (C.NVIDIA_GPU_RESOURCE, "amd.com/gpu", "intel.com/gpu", "habana.ai/gaudi")

@@ -304,3 +304,23 @@ ENV_RAY_NODE_COUNT = "RAY_NODE_COUNT"
 ENV_REQUEST_GPU_COUNT = "REQUEST_GPU_COUNT"
 DEFAULT_PIPELINE_PARALLEL_SIZE = 1
 DEFAULT_TENSOR_PARALLEL_SIZE = 1
+
+# --- local model caches (helper) --------------------------------------------------------------
+# Values from KServe's pkg/constants/constants.go, pkg/controller/v1alpha1/localmodel/reconcilers/utils.go,
+# pkg/controller/v1alpha1/localmodelnode/{controller,platform_default}.go and config/localmodelnodes/manager.yaml.
+KIND_LOCAL_MODEL_CACHE = "LocalModelCache"
+KIND_LOCAL_MODEL_NAMESPACE_CACHE = "LocalModelNamespaceCache"
+KIND_LOCAL_MODEL_NODE_GROUP = "LocalModelNodeGroup"
+KIND_LOCAL_MODEL_NODE = "LocalModelNode"
+KIND_NODE = "Node"
+LABEL_LOCAL_MODEL_NAMESPACE = INTERNAL + "localmodel-namespace"
+ANN_NODE_GROUP = "serving.kserve.io/nodegroup"
+ANN_DISABLE_LOCAL_MODEL = "serving.kserve.io/disable-localmodel"
+LOCAL_MODEL_DOWNLOAD_CONTAINER = "kserve-localmodel-download"
+LOCAL_MODEL_PVC_SOURCE_VOLUME = "kserve-pvc-source"
+LOCAL_MODEL_DEFAULT_JOB_IMAGE = "kserve/storage-initializer:latest"
+LOCAL_MODEL_DEFAULT_JOB_TTL_SECONDS = 3600
+LOCAL_MODEL_DOWNLOAD_WORKLOAD = "localModelDownloadJob"  # ClusterStorageContainer spec.workloadType
+# The shipped node-agent DaemonSet (kserve-localmodelnode-agent) runs only on nodes with this label.
+LOCAL_MODEL_AGENT_NODE_LABEL = ("kserve/localmodel", "worker")
+LABEL_HOSTNAME = "kubernetes.io/hostname"

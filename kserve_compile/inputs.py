@@ -31,6 +31,7 @@ from .provenance.sources import tag_document, tag_embedded
 
 if TYPE_CHECKING:  # graph support loads only when an InferenceGraph or TrainedModel is among the inputs
     from .graph import InferenceGraph, TrainedModel
+    from .localmodel.collect import LocalModelInputs
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -44,6 +45,11 @@ SUPPORTED_KINDS: dict[tuple[str, str], str] = {
     ("v1", "ConfigMap"): "configmap",
     (C.V1ALPHA1, C.KIND_IG): "graph",
     (C.V1ALPHA1, C.KIND_TM): "trained",
+    (C.V1ALPHA1, C.KIND_LOCAL_MODEL_CACHE): "localmodel",
+    (C.V1ALPHA1, C.KIND_LOCAL_MODEL_NAMESPACE_CACHE): "localmodel",
+    (C.V1ALPHA1, C.KIND_LOCAL_MODEL_NODE_GROUP): "localmodel",
+    (C.V1ALPHA1, C.KIND_LOCAL_MODEL_NODE): "localmodel",
+    ("v1", C.KIND_NODE): "localmodel",
 }
 
 
@@ -165,9 +171,10 @@ def classify(docs: Sequence[Document]) -> dict[str, list[Document]]:
         if group is None:
             problems.append(doc.problem(f"unsupported apiVersion/kind {doc.api_version or '<none>'}/{doc.kind or '<none>'}; "
                                         "kserve-compile reads InferenceService (serving.kserve.io/v1beta1), ServingRuntime, "
-                                        "ClusterServingRuntime, ClusterStorageContainer, InferenceGraph, TrainedModel "
+                                        "ClusterServingRuntime, ClusterStorageContainer, InferenceGraph, TrainedModel, "
+                                        "LocalModelCache, LocalModelNamespaceCache, LocalModelNodeGroup, LocalModelNode "
                                         "(serving.kserve.io/v1alpha1), "
-                                        "the inferenceservice-config ConfigMap, ServiceAccount and Secret", "kind"))
+                                        "the inferenceservice-config ConfigMap, ServiceAccount, Secret and Node", "kind"))
             continue
         if group == "configmap" and doc.name != C.CONFIGMAP_NAME:
             group = "other_configmap"  # the CA-bundle source, once the config says which one it is
@@ -210,6 +217,7 @@ class Context:
     graphs: list[tuple[InferenceGraph, Document]] = field(default_factory=list)
     trained: dict[tuple[str, str], list[TrainedModel]] = field(default_factory=dict)
     ca_bundle: dict[str, Any] | None = None  # the CA-bundle source ConfigMap named by storageInitializer config
+    local_models: LocalModelInputs | None = None  # caches, node groups, Nodes; None when the inputs have none
 
 
 def prepare(docs: Sequence[Document]) -> Context:
@@ -271,7 +279,12 @@ def prepare(docs: Sequence[Document]) -> Context:
         graphs = _typed(groups["graph"], InferenceGraph, problems)
         trained = _trained_models(_typed(groups["trained"], TrainedModel, problems), seen, problems)
     ca_bundle = _ca_bundle_source(groups["other_configmap"], config, problems)
-    return Context(config, runtimes, cluster, isvcs, problems, graphs, trained, ca_bundle)
+    local_models = None
+    if groups["localmodel"]:
+        from .localmodel.collect import collect
+
+        local_models = collect(groups["localmodel"], _model, problems)
+    return Context(config, runtimes, cluster, isvcs, problems, graphs, trained, ca_bundle, local_models)
 
 
 def _ca_bundle_source(docs: Sequence[Document], config: KServeConfig, problems: list[Problem]) -> dict[str, Any] | None:

@@ -18,7 +18,10 @@ from .parse import Document
 from .pipeline import compile_documents
 
 # Input kinds checked against their CRD schema before rendering (the API server would do this on apply).
-SCHEMA_CHECKED_INPUTS = ("InferenceService", "ServingRuntime", "ClusterServingRuntime")
+SCHEMA_CHECKED_INPUTS = (
+    "InferenceService", "ServingRuntime", "ClusterServingRuntime",
+    "LocalModelCache", "LocalModelNamespaceCache", "LocalModelNodeGroup", "LocalModelNode",
+)
 
 
 @dataclass

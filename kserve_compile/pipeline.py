@@ -23,6 +23,7 @@ from .config import KServeConfig
 from .emit import sort_objects
 from .errors import CompileError, InputError, Problem
 from .inputs import Context, prepare
+from .localmodel.rewrite import rewrite_isvc
 from .mode import resolve_mode
 from .models import InferenceService, ServingRuntime
 from .parse import Document
@@ -86,6 +87,7 @@ def compile_documents(docs: Sequence[Document]) -> Result:
     for isvc, doc in ctx.isvcs:
         key = (isvc.metadata.namespace, isvc.metadata.name)
         try:
+            isvc = rewrite_isvc(isvc, ctx.local_models, ctx.config)
             compiled = compile_isvc(isvc, ctx.config, ctx.runtimes, ctx.cluster, ctx.trained.get(key, []))
         except InputError as exc:
             problems.append(doc.problem(exc.message, exc.path))
@@ -98,6 +100,8 @@ def compile_documents(docs: Sequence[Document]) -> Result:
         compiled_isvcs.append(compiled)
     if ctx.graphs:
         objects += _graphs(ctx, compiled_isvcs, problems)
+    if ctx.local_models is not None:
+        objects += _local_models(ctx, compiled_isvcs, problems, warnings)
     try:
         objects += ca_bundle_config_maps(ctx, {c.plan.isvc.metadata.namespace for c in compiled_isvcs})
     except CompileError as exc:
@@ -122,6 +126,22 @@ def _graphs(ctx: Context, compiled: Sequence[Compiled], problems: list[Problem])
             objects.extend(render_graph(graph, ctx.config, mode, targets))
         except InputError as exc:
             problems.append(doc.problem(exc.message, exc.path))
+    return objects
+
+
+def _local_models(ctx: Context, compiled: Sequence[Compiled], problems: list[Problem], warnings: list[Problem]) -> list[dict[str, Any]]:
+    """The caches' volumes, LocalModelNodes and download Jobs; the isvcs labelled for a cache are its consumers."""
+    from .localmodel.controller import Consumer
+    from .localmodel.render import render
+
+    assert ctx.local_models is not None
+    consumers = [Consumer(C.KIND_ISVC, m.namespace, m.name, m.labels, m.annotations) for m in (c.plan.isvc.metadata for c in compiled)]
+    try:
+        objects, more = render(ctx.local_models, consumers, ctx.config, ctx.cluster)
+    except CompileError as exc:
+        problems.extend(exc.problems)
+        return []
+    warnings.extend(more)
     return objects
 
 

@@ -11,6 +11,11 @@ import orjson
 APPLY_FIRST: tuple[tuple[str, str], ...] = (
     ("", "Namespace"),
     ("apiextensions.k8s.io", "CustomResourceDefinition"),
+    # local model caches: volumes before the claims bound to them and the pods mounting those; the LocalModelNode
+    # (the node agent's work list) before the download Jobs the agent would make from it
+    ("", "PersistentVolume"),
+    ("", "PersistentVolumeClaim"),
+    ("serving.kserve.io", "LocalModelNode"),
 )
 _FIRST_RANK = {gk: i for i, gk in enumerate(APPLY_FIRST)}
 

@@ -31,6 +31,10 @@ DEPLOY = "apps/v1/Deployment/sklearn-iris-predictor"
 SVC = "v1/Service/sklearn-iris-predictor"
 HPA = "autoscaling/v2/HorizontalPodAutoscaler/sklearn-iris-transformer"
 ING = "networking.k8s.io/v1/Ingress/sklearn-iris"
+LMC = "serving.kserve.io/v1alpha1/LocalModelCache/iris"
+LMNC = "serving.kserve.io/v1alpha1/LocalModelNamespaceCache/ns-iris"
+LMNG = "serving.kserve.io/v1alpha1/LocalModelNodeGroup/gpu1"
+LMN = "serving.kserve.io/v1alpha1/LocalModelNode/node-1"
 
 DEL = object()  # marker: delete the field instead of setting it
 TYPE, UNKNOWN, REQUIRED, ENUM = "is not of type", "unknown field", "is missing", "is not one of"
@@ -160,6 +164,24 @@ CASES = [
     (HPA, "spec.maxReplicas", DEL, None, REQUIRED),
     (HPA, "spec.metrics[0].resource.target.averageUtilization", "80", None, TYPE),
     (ING, "spec.rules[0].http.paths[0].pathType", 5, None, TYPE),
+    # Local model caches
+    (LMC, "spec.nodeGroups", [], None, "should be non-empty"),
+    (LMC, "spec.modelSize", "lots", None, "does not match"),
+    (LMC, "spec.sourceModelUri", DEL, None, REQUIRED),
+    (LMC, "spec.storage.parameters.bucket", 1, None, TYPE),
+    (LMC, "spec.storageUri", "s3://x", None, UNKNOWN),
+    (LMNC, "spec.nodeGroups", DEL, None, REQUIRED),
+    (LMNC, "spec.nodeGroups", "gpu1", None, TYPE),
+    (LMNC, "spec.modelSize", 1.5, None, TYPE),
+    (LMNC, "spec.serviceAccount", "sa", None, UNKNOWN),
+    (LMNG, "spec.storageLimit", DEL, None, REQUIRED),
+    (LMNG, "spec.persistentVolumeSpec.capacity.storage", [], None, TYPE),
+    (LMNG, "spec.persistentVolumeSpec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].key", DEL, None, REQUIRED),
+    (LMNG, "spec.persistentVolumeClaimSpec.accessMode", ["ReadWriteOnce"], None, UNKNOWN),
+    (LMN, "spec.localModels[0].modelName", DEL, None, REQUIRED),
+    (LMN, "spec.localModels[0].nodeGroup", 1, None, TYPE),
+    (LMN, "spec.localModels", DEL, None, REQUIRED),
+    (LMN, "status.modelStatus.iris", "Done", None, ENUM),
 ]
 
 
