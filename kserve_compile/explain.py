@@ -14,10 +14,11 @@ from typing import Any
 import orjson
 
 from .emit import dump_yaml
+from .emit.yaml_text import key_line_count, scalar_line_count
 from .emit.order import object_ref
 from .errors import UsageError
 from .inputs import read_inputs
-from .parse import parse_text, split_path
+from .parse import split_path
 from .pipeline import compile_documents
 from .provenance import Origin, Path, origin_of, origins, path_text, tracing
 
@@ -85,14 +86,57 @@ def as_json(objects: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def annotated_yaml(objects: Sequence[dict[str, Any]]) -> str:
     """The YAML ``render`` prints for ``objects``, each scalar line ending in ``# <origin>``."""
-    plain = [_plain(o) for o in objects]
-    text = dump_yaml(plain)
-    lines = text.split("\n")
-    for doc, obj in zip(parse_text(text, "<explain>"), objects):
-        for line, path in _leaf_lines(doc.positions, obj).items():
-            origin = origin_of(_at(obj, path))
-            lines[line - 1] += f"  # {origin.describe() if origin else UNTRACED}"
+    lines = dump_yaml([_plain(o) for o in objects]).split("\n")
+    shown: list[Any] = []
+    for obj in objects:
+        shown.append(_NO_LEAF)  # the "---" line
+        _mapping_lines(obj, shown)
+    for i, value in enumerate(shown):
+        if value is not _NO_LEAF:
+            origin = origin_of(value)
+            lines[i] += f"  # {origin.describe() if origin else UNTRACED}"
     return "\n".join(lines)
+
+
+_NO_LEAF = object()
+
+
+def _mapping_lines(d: dict[str, Any], shown: list[Any]) -> None:
+    """The leaf each line of the emitter's output shows, in the emitter's order (sorted keys, one line per entry)."""
+    if not d:
+        shown.append(_NO_LEAF)  # "{}"
+    for key in sorted(d):
+        shown.extend([_NO_LEAF] * (key_line_count(key) - 1))
+        _value_lines(d[key], shown)
+
+
+def _value_lines(value: Any, shown: list[Any]) -> None:
+    if isinstance(value, dict) and value:
+        shown.append(_NO_LEAF)  # "key:"
+        _mapping_lines(value, shown)
+    elif isinstance(value, list) and value:
+        shown.append(_NO_LEAF)
+        _sequence_lines(value, shown)
+    else:
+        _leaf_lines(value, shown)
+
+
+def _sequence_lines(items: list[Any], shown: list[Any]) -> None:
+    for item in items:
+        if isinstance(item, dict) and item:
+            _mapping_lines(item, shown)  # its first entry shares the dash line
+        elif isinstance(item, list) and item:
+            _sequence_lines(item, shown)
+        else:
+            _leaf_lines(item, shown)
+
+
+def _leaf_lines(value: Any, shown: list[Any]) -> None:
+    if isinstance(value, (dict, list)):
+        shown.append(_NO_LEAF)  # "{}" or "[]"
+        return
+    shown.append(value)
+    shown.extend([_NO_LEAF] * (scalar_line_count(value) - 1))
 
 
 def describe_field(obj: dict[str, Any], found: FieldOrigin) -> str:
@@ -102,15 +146,6 @@ def describe_field(obj: dict[str, Any], found: FieldOrigin) -> str:
     steps = [f"  set by      {found.chain[0].describe()}"]
     steps += [f"  replacing   {o.describe()}" for o in found.chain[1:]]
     return head + "\n" + "\n".join(steps) + "\n"
-
-
-def _leaf_lines(positions: dict[Path, tuple[int, int]], obj: Any) -> dict[int, Path]:
-    """Line → the path of the scalar that line shows (the deepest node starting on it)."""
-    by_line: dict[int, Path] = {}
-    for path, (line, _col) in positions.items():
-        if path and (line not in by_line or len(path) > len(by_line[line])):
-            by_line[line] = path
-    return {line: path for line, path in by_line.items() if not isinstance(_at(obj, path), (dict, list))}
 
 
 def _at(obj: Any, path: Path) -> Any:

@@ -73,12 +73,33 @@ def _scalar(s: str, cache: dict) -> object:
     """Rendered form of a string value (or :data:`_LITERAL`), remembered per distinct string."""
     if _is_plain(s):
         out: object = s
-    elif "\n" in s and _LITERAL_SYNTAX.match(s) and " \n" not in s and not s.endswith((" ", "\n\n")):
+    elif _is_literal(s):
         out = _LITERAL
     else:
         out = _quoted(s)
     cache[s] = out
     return out
+
+
+def _is_literal(s: str) -> bool:
+    return "\n" in s and bool(_LITERAL_SYNTAX.match(s)) and " \n" not in s and not s.endswith((" ", "\n\n"))
+
+
+def scalar_line_count(v: object) -> int:
+    """How many lines the emitter writes for a scalar value: a literal block adds one per line of text."""
+    if not isinstance(v, str) or "\n" not in v:
+        return 1
+    s = str.__str__(v)
+    if _is_plain(s) or not _is_literal(s):
+        return 1
+    return 1 + (s[:-1] if s.endswith("\n") else s).count("\n") + 1
+
+
+def key_line_count(k: object) -> int:
+    """Lines a mapping key takes before its value: 2 for an explicit ``? key`` (over 1,000 bytes)."""
+    if isinstance(k, str) and len(k) <= 200:
+        return 1
+    return 2 if _key(k, {}).startswith("?") else 1
 
 
 def _key(k: object, cache: dict) -> str:

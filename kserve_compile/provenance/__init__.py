@@ -105,20 +105,22 @@ def tag_tree(data: Any, origin_at: Callable[[Path], Origin], path: Path = ()) ->
     return data
 
 
+_PLAIN_SCALARS = {str: TStr, int: TInt, float: TFloat}
+
+
 def stamp(data: Any, origin: Origin) -> Any:
     """Claim, in place, every scalar leaf of ``data`` that has no origin yet; returns ``data``."""
-    if isinstance(data, dict):
-        for k, v in data.items():
-            if isinstance(v, (dict, list)):
-                stamp(v, origin)
-            elif type(v) in (str, int, float):
-                data[k] = tag(v, origin)
-    elif isinstance(data, list):
-        for i, v in enumerate(data):
-            if isinstance(v, (dict, list)):
-                stamp(v, origin)
-            elif type(v) in (str, int, float):
-                data[i] = tag(v, origin)
+    entries = data.items() if type(data) is dict else enumerate(data) if type(data) is list else ()
+    for k, v in entries:
+        t = type(v)
+        if t is dict or t is list:
+            stamp(v, origin)
+        else:
+            cls = _PLAIN_SCALARS.get(t)
+            if cls is not None:
+                tagged = cls(v)
+                tagged.origin = origin
+                data[k] = tagged
     return data
 
 

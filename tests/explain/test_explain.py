@@ -132,15 +132,43 @@ def test_defaults_name_the_builder_and_the_kserve_source_it_mirrors() -> None:
 
 
 @pytest.mark.parametrize("name", ["s3-credentials", "ca-bundle-configmap", "knative-autoscaling", "canary-multiple",
-                                  "multinode-default", "sidecar-batcher-logger", "transformer-gateway-api"])
+                                  "multinode-default", "sidecar-batcher-logger", "transformer-gateway-api",
+                                  "graph-sequence-standard", "localmodel-isvc-serving-pvcs"])
 def test_annotated_yaml_is_the_rendered_yaml_plus_comments(name: str) -> None:
-    src = golden(name) if (GOLDEN / name).exists() else pytest.skip(f"no golden scenario {name}")
+    src = golden(name)
     rendered = dump_yaml(render_files([src]))
     annotated = annotated_yaml(explain_paths([src]))
     assert list(yaml.safe_load_all(annotated)) == list(yaml.safe_load_all(rendered))
     assert re.sub(r"  # .*$", "", annotated, flags=re.M) == rendered
     commented = [line for line in annotated.splitlines() if "  # " in line]
     assert commented and all(not line.rstrip().endswith("#") for line in commented)
+    _assert_each_comment_is_its_lines_origin(annotated, explain_paths([src]))
+
+
+def _assert_each_comment_is_its_lines_origin(annotated: str, objects: list) -> None:
+    """Re-read the output (slowly, with positions) and check every comment against the leaf its line shows."""
+    from kserve_compile.explain import UNTRACED
+    from kserve_compile.parse import parse_text
+    from kserve_compile.provenance import origin_of
+
+    plain = re.sub(r"  # .*$", "", annotated, flags=re.M)
+    lines = annotated.split("\n")
+    checked = 0
+    for doc, obj in zip(parse_text(plain, "<out>"), objects):
+        deepest: dict[int, tuple] = {}
+        for path, (line, _) in doc.positions.items():
+            if path and (line not in deepest or len(path) > len(deepest[line])):
+                deepest[line] = path
+        for line, path in deepest.items():
+            value = obj
+            for part in path:
+                value = value[part]
+            if isinstance(value, (dict, list)):
+                continue
+            origin = origin_of(value)
+            assert lines[line - 1].endswith(f"  # {origin.describe() if origin else UNTRACED}"), lines[line - 1]
+            checked += 1
+    assert checked == len([line for line in lines if "  # " in line])
 
 
 def test_every_traced_leaf_has_a_chain_in_json() -> None:
