@@ -24,6 +24,8 @@ def _register_commands() -> None:
 
     register_compile(app)
     register_apply(app)
+    from .migrate_command import register as register_migrate
+    register_migrate(app)
 
 
 _register_commands()
