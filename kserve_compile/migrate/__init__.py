@@ -10,6 +10,8 @@ documents untouched) and, per object, the before/after data and its RFC 6902 pat
 from __future__ import annotations
 
 import copy
+import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -33,7 +35,7 @@ class ObjectMigration:
     """One object the rules change: where it is, its data before and after, and each change."""
 
     file: str
-    index: int  # 0-based position of its document in the file
+    index: int  # 0-based position of the object among the file's documents
     kind: str
     namespace: str
     name: str
@@ -116,15 +118,19 @@ def _config(texts: dict[str, str], config_file: str | None) -> KServeConfig:
 
 def migrate_text(text: str, file: str, settings: Settings) -> FileMigration:
     """One file's text with every InferenceService in it migrated; untouched documents keep their bytes."""
+    if file.endswith(".json"):
+        return _migrate_json(text, file, settings)
     out: list[str] = []
     objects: list[ObjectMigration] = []
     problems: list[Problem] = []
-    for index, chunk in enumerate(split_documents(text)):
+    index = 0  # objects before this chunk's, as a reader counts them (comment-only text is no document)
+    for chunk in split_documents(text):
         try:
-            body, migrated = _migrate_chunk(chunk, index, file, settings)
+            body, migrated, count = _migrate_chunk(chunk, index, file, settings)
         except CompileError as exc:
             problems.extend(exc.problems)
-            body, migrated = chunk.body, None
+            body, migrated, count = chunk.body, None, 1
+        index += count
         out.append(chunk.marker + body)
         if migrated is not None:
             objects.append(migrated)
@@ -137,13 +143,25 @@ def _is_isvc(doc: Document) -> bool:
     return doc.api_version == C.ISVC_API_VERSION and doc.kind == C.KIND_ISVC
 
 
-def _migrate_chunk(chunk: Chunk, index: int, file: str, settings: Settings) -> tuple[str, ObjectMigration | None]:
+def _migrate_chunk(chunk: Chunk, index: int, file: str, settings: Settings) -> tuple[str, ObjectMigration | None, int]:
+    """The chunk's new text, its migrated object (None when nothing changes), and how many objects it holds."""
     docs = [_shift(d, chunk.line) for d in parse_text(chunk.body, file)]
     if not any(_is_isvc(d) for d in docs):
-        return chunk.body, None
+        return chunk.body, None, len(docs)
     if len(docs) != 1:
         raise CompileError([docs[0].problem("more than one document between two `---` lines; put each InferenceService in its own")])
-    doc = docs[0]
+    migrated = _migrate_object(docs[0], index, file, settings)
+    if migrated is None:
+        return chunk.body, None, 1
+    tree, yaml = load(chunk, file)
+    apply_rules(tree, settings, Editor(roundtrip=True))
+    body = dump(tree, yaml, chunk)
+    verify(body, migrated.after, file, docs[0].locate(()))
+    return body, migrated, 1
+
+
+def _migrate_object(doc: Document, index: int, file: str, settings: Settings) -> ObjectMigration | None:
+    """The rules over the plain data of one InferenceService (the truth the text must match); None when none applies."""
     editor = Editor(roundtrip=False)
     after = copy.deepcopy(doc.data)
     try:
@@ -151,14 +169,23 @@ def _migrate_chunk(chunk: Chunk, index: int, file: str, settings: Settings) -> t
     except InputError as exc:
         raise CompileError([doc.problem(exc.message, exc.path)]) from None
     if not editor.changes:
-        return chunk.body, None
-    tree, yaml = load(chunk, file)
-    tree_editor = Editor(roundtrip=True)
-    apply_rules(tree, settings, tree_editor)
-    body = dump(tree, yaml, chunk)
-    verify(body, after, file, doc.locate(()))
-    migrated = ObjectMigration(file, index, doc.kind, doc.namespace, doc.name, doc.data, after, editor.changes)
-    return body, migrated
+        return None
+    return ObjectMigration(file, index, doc.kind, doc.namespace, doc.name, doc.data, after, editor.changes)
+
+
+_JSON_INDENT = re.compile(r"^\n?([ \t]+)\S", re.MULTILINE)
+
+
+def _migrate_json(text: str, file: str, settings: Settings) -> FileMigration:
+    """A ``.json`` file has no comments to keep: the migrated object is written back with the file's indentation."""
+    docs = parse_text(text, file)
+    migrated = _migrate_object(docs[0], 0, file, settings) if len(docs) == 1 and _is_isvc(docs[0]) else None
+    if migrated is None:
+        return FileMigration(file, text, text, [])
+    match = _JSON_INDENT.search(text)
+    indent = match.group(1) if match else None
+    new = json.dumps(migrated.after, indent=indent, ensure_ascii=False) + ("\n" if text.endswith("\n") else "")
+    return FileMigration(file, text, new, [migrated])
 
 
 def _shift(doc: Document, lines: int) -> Document:

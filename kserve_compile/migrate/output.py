@@ -18,7 +18,7 @@ def unified_diff(files: Sequence[FileMigration]) -> str:
             continue
         old = fm.old_text.splitlines(keepends=True)
         new = fm.new_text.splitlines(keepends=True)
-        for line in difflib.unified_diff(old, new, f"a/{fm.file}", f"b/{fm.file}"):
+        for line in difflib.unified_diff(old, new, f"a/{fm.file.lstrip('/')}", f"b/{fm.file.lstrip('/')}"):
             out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(out)
 

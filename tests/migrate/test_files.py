@@ -112,3 +112,15 @@ def _write(text: str, folder: Path | None = None) -> str:
     path = folder / "input.yaml"
     path.write_text(text, newline="")
     return str(path)
+
+
+def test_json_files_are_rewritten_as_json_with_their_indentation():
+    text = '{\n  "apiVersion": "serving.kserve.io/v1beta1",\n  "kind": "InferenceService",\n  "metadata": {"name": "j"},\n' \
+           '  "spec": {"predictor": {"sklearn": {"storageUri": "gs://a/b"}}}\n}\n'
+    fm = migrate_text(text, "j.json", _shipped())
+    assert fm.new_text == (
+        '{\n  "apiVersion": "serving.kserve.io/v1beta1",\n  "kind": "InferenceService",\n  "metadata": {\n    "name": "j",\n'
+        '    "annotations": {\n      "modelFormat": "sklearn"\n    }\n  },\n  "spec": {\n    "predictor": {\n      "model": {\n'
+        '        "modelFormat": {\n          "name": "sklearn"\n        },\n        "storageUri": "gs://a/b"\n      }\n    }\n  }\n}\n'
+    )
+    assert migrate_text(fm.new_text, "j.json", _shipped()).new_text == fm.new_text
