@@ -37,7 +37,7 @@ def test_dry_run_prints_a_unified_diff_exits_1_and_writes_nothing(work: Path):
     result = run("--dry-run", "legacy-frameworks.yaml", cwd=work)
     assert result.returncode == 1, result.stderr
     assert result.stdout.startswith("--- a/legacy-frameworks.yaml\n+++ b/legacy-frameworks.yaml\n@@ -7,11 +7,14 @@\n")
-    assert '-    serving.kserve.io/deploymentMode: "RawDeployment"   # renamed Standard in KServe 0.15\n' in result.stdout
+    assert '-    serving.kserve.io/deploymentMode: "RawDeployment"   # set by the platform team\n' in result.stdout
     assert "-    sklearn:\n+    model:\n+      modelFormat:\n+        name: sklearn\n" in result.stdout
     assert (work / "legacy-frameworks.yaml").read_text() == original
 
