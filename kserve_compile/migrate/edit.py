@@ -84,6 +84,15 @@ class Editor:
             self._insert(target, index, key, value)
         self.changes.append(Change(rule, "add", format_path(path + (key,)), _plain(value)))
 
+    def ensure(self, target: MutableMapping[str, Any], key: str) -> MutableMapping[str, Any]:
+        """An empty mapping at ``key`` (absent or null there) for a change inside it; the change itself is recorded."""
+        child = self.mapping()
+        if key in target:
+            target[key] = child
+        else:
+            self._insert(target, len(target), key, child)
+        return child
+
     def set_first(self, target: MutableMapping[str, Any], key: str, value: Any, path: Path, rule: str) -> None:
         """Add ``key`` as the first entry (``model.modelFormat`` leads the model, as KServe's type declares it)."""
         value = self._styled(value)

@@ -78,7 +78,7 @@ class Rule:
 # --- typed access: every wrong shape is an error naming its field path ----------------------------------------------
 
 
-def mapping_at(obj: Obj, path: Path, editor: Editor | None = None, rule: str = "") -> Obj | None:
+def mapping_at(obj: Obj, path: Path, editor: Editor | None = None) -> Obj | None:
     """The mapping at ``path`` (None when absent or null); with ``editor``, missing ones are created."""
     node: Any = obj
     for depth, key in enumerate(path):
@@ -86,8 +86,7 @@ def mapping_at(obj: Obj, path: Path, editor: Editor | None = None, rule: str = "
         if child is None:
             if editor is None:
                 return None
-            child = editor.mapping()
-            editor.set(node, str(key), child, path[:depth], rule)
+            child = editor.ensure(node, str(key))
         elif not isinstance(child, MutableMapping):
             raise InputError(f"must be a mapping, not {_type_name(child)}", format_path(path[: depth + 1]))
         node = child
@@ -140,7 +139,7 @@ def legacy_mode_name(obj: Obj, settings: Settings, state: State, editor: Editor)
 def default_mode_annotation(obj: Obj, settings: Settings, state: State, editor: Editor) -> None:
     if state.had_mode or settings.default_mode not in (C.MODE_STANDARD, C.MODE_MODELMESH):
         return
-    annotations = mapping_at(obj, ANNOTATIONS, editor, "deployment-mode-default")
+    annotations = mapping_at(obj, ANNOTATIONS, editor)
     assert annotations is not None
     editor.set(annotations, C.ANN_DEPLOYMENT_MODE, settings.default_mode, ANNOTATIONS, "deployment-mode-default")
 
@@ -203,7 +202,7 @@ def model_format_annotation(obj: Obj, settings: Settings, state: State, editor: 
     annotations = mapping_at(obj, ANNOTATIONS)
     if annotations is not None and C.ANN_MODEL_FORMAT in annotations:
         return
-    annotations = mapping_at(obj, ANNOTATIONS, editor, "model-format-annotation")
+    annotations = mapping_at(obj, ANNOTATIONS, editor)
     assert annotations is not None
     editor.set(annotations, C.ANN_MODEL_FORMAT, found[1], ANNOTATIONS, "model-format-annotation")
 
@@ -234,7 +233,7 @@ def _resource_defaults(holder: Obj, path: Path, settings: Settings, editor: Edit
         missing = [(k, v) for k, v in values.items() if existing is None or k not in existing]
         if not missing:
             continue
-        target = mapping_at(holder, section_path, editor, rule)
+        target = mapping_at(holder, section_path, editor)
         assert target is not None
         for key, value in missing:
             editor.set(target, key, value, path + ("resources", section), rule)

@@ -124,3 +124,27 @@ def test_json_files_are_rewritten_as_json_with_their_indentation():
         '        "modelFormat": {\n          "name": "sklearn"\n        },\n        "storageUri": "gs://a/b"\n      }\n    }\n  }\n}\n'
     )
     assert migrate_text(fm.new_text, "j.json", _shipped()).new_text == fm.new_text
+
+
+def test_local_model_labels_are_kept_with_a_warning(tmp_path: Path):
+    text = "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: m\n  labels:\n" \
+           "    internal.serving.kserve.io/localmodel: cache\nspec:\n  predictor:\n    model:\n" \
+           "      modelFormat: {name: sklearn}\n      storageUri: gs://b/m\n"
+    result = migrate_paths([_write(text, tmp_path)])
+    assert "internal.serving.kserve.io/localmodel: cache\n" in result.files[0].new_text
+    [warning] = result.warnings
+    assert warning.severity == "warning"
+    assert warning.format().startswith(
+        f"{tmp_path}/input.yaml:6:5: InferenceService/m: metadata.labels[internal.serving.kserve.io/localmodel]: warning: left as is:"
+    )
+
+
+def test_each_change_is_one_field_with_its_rule():
+    text = "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata: {name: m}\n" \
+           "spec:\n  predictor:\n    sklearn: {storageUri: gs://b/m}\n"
+    [obj] = migrate_text(text, "x.yaml", _shipped()).objects
+    assert [(c.rule, c.op, c.path, c.value, c.from_path) for c in obj.changes] == [
+        ("framework-to-model", "move", "spec.predictor.model", None, "spec.predictor.sklearn"),
+        ("framework-to-model", "add", "spec.predictor.model.modelFormat", {"name": "sklearn"}, ""),
+        ("model-format-annotation", "add", "metadata.annotations.modelFormat", "sklearn", ""),
+    ]
