@@ -41,7 +41,23 @@ def split_documents(text: str) -> list[Chunk]:
             chunks.append(Chunk(line, "", number + 1))
         else:
             chunks[-1].body += line
-    return chunks if chunks[0].body or len(chunks) == 1 else chunks[1:]
+    return _directives_to_marker(chunks if chunks[0].body or len(chunks) == 1 else chunks[1:])
+
+
+def _directives_to_marker(chunks: list[Chunk]) -> list[Chunk]:
+    """``%YAML``/``%TAG`` lines belong to the document after them: they join its ``---`` line, never parsed alone."""
+    out: list[Chunk] = []
+    for chunk in chunks:
+        if out and out[-1].body and _only_directives(out[-1].body) and chunk.marker:
+            prev = out.pop()
+            chunk = Chunk(prev.marker + prev.body + chunk.marker, chunk.body, chunk.line)
+        out.append(chunk)
+    return out
+
+
+def _only_directives(body: str) -> bool:
+    lines = [line.strip() for line in body.splitlines()]
+    return any(line.startswith("%") for line in lines) and all(not line or line.startswith(("%", "#")) for line in lines)
 
 
 _KEY_LINE = re.compile(r"^( *)(?:- +)?[^\s#-][^#]*?:(?:\s|$)")
@@ -82,11 +98,32 @@ def load(chunk: Chunk, file: str) -> tuple[Any, YAML]:
     """The round-trip tree of one document and a dumper that writes it back in the same indentation."""
     try:
         yaml = _yaml(*guess_indent(chunk.body))
-        return yaml.load(chunk.body), yaml
+        tree = yaml.load(_content(chunk.body))
+        _keep_anchors(tree)
+        return tree, yaml
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, col = (chunk.line + mark.line + 1, mark.column + 1) if mark else (0, 0)
         raise CompileError([Problem(f"invalid YAML: {exc.problem or exc}", file=file, line=line, col=col)]) from None
+
+
+def _keep_anchors(node: Any) -> None:
+    """ruamel drops an anchor nothing refers to when it dumps; the user wrote it, so it stays."""
+    anchor = getattr(node, "anchor", None)
+    if anchor is not None and getattr(anchor, "value", None):
+        anchor.always_dump = True
+    children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+    for child in children:
+        _keep_anchors(child)
+
+
+_DOC_END = re.compile(r"^\.\.\.[ \t]*(?:#.*)?\r?$", re.MULTILINE)
+
+
+def _content(body: str) -> str:
+    """The document without its ``...`` end line and what follows it (kept as text by :func:`dump`)."""
+    end = _DOC_END.search(body)
+    return body[: end.start()] if end else body
 
 
 def dump(tree: Any, yaml: YAML, chunk: Chunk) -> str:
@@ -94,8 +131,10 @@ def dump(tree: Any, yaml: YAML, chunk: Chunk) -> str:
     yaml.explicit_start = chunk.body.lstrip().startswith("---")
     yaml.dump(tree, out)
     text = out.getvalue()
-    if not chunk.body.endswith("\n"):
+    content = _content(chunk.body)
+    if not content.endswith("\n"):
         text = text.rstrip("\n")
+    text += chunk.body[len(content):]
     if "\r\n" in chunk.body:
         text = text.replace("\r\n", "\n").replace("\n", "\r\n")
     return text

@@ -148,3 +148,37 @@ def test_each_change_is_one_field_with_its_rule():
         ("framework-to-model", "add", "spec.predictor.model.modelFormat", {"name": "sklearn"}, ""),
         ("model-format-annotation", "add", "metadata.annotations.modelFormat", "sklearn", ""),
     ]
+
+
+ISVC = "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata: {name: m}\nspec:\n  predictor:\n"
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        # a %YAML directive and a `...` end line stay where they were
+        (f"%YAML 1.1\n---\n{ISVC}    sklearn: {{storageUri: a}}\n...\n# done\n",
+         f"%YAML 1.1\n---\n{ISVC}    model: {{modelFormat: {{name: sklearn}}, storageUri: a}}\n...\n# done\n"),
+        # an anchor nothing refers to is the user's: ruamel would drop it
+        (f"{ISVC}    sklearn: &legacy\n      storageUri: a\n",
+         f"{ISVC}    model: &legacy\n      modelFormat:\n        name: sklearn\n      storageUri: a\n"),
+        # YAML 1.1 scalars the rules do not touch keep their text (and so their meaning)
+        (f"{ISVC}    sklearn: {{storageUri: a, args: [on, 0755, 1e3, no]}}\n",
+         f"{ISVC}    model: {{modelFormat: {{name: sklearn}}, storageUri: a, args: [on, 0755, 1e3, no]}}\n"),
+        # no newline at the end of the file: none added
+        (f"{ISVC}    sklearn: {{storageUri: a}}", f"{ISVC}    model: {{modelFormat: {{name: sklearn}}, storageUri: a}}"),
+    ],
+)
+def test_yaml_details_survive_the_round_trip(before: str, after: str):
+    annotated = after.replace("metadata: {name: m}", "metadata: {name: m, annotations: {modelFormat: sklearn}}")
+    assert migrate_text(before, "x.yaml", _shipped()).new_text == annotated
+
+
+def test_a_round_trip_that_would_change_other_fields_is_refused():
+    from kserve_compile.errors import CompileError
+    from kserve_compile.migrate.roundtrip import verify
+
+    expected = {"kind": "X", "metadata": {"name": "n"}, "a": 1}
+    verify("kind: X\nmetadata: {name: n}\na: 1\n", expected, "x.yaml", (1, 1))
+    with pytest.raises(CompileError, match=r"x.yaml:3:1: X/n: cannot rewrite this document without changing fields"):
+        verify("kind: X\nmetadata: {name: n}\na: '1'\n", expected, "x.yaml", (3, 1))
