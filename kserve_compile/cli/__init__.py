@@ -26,6 +26,8 @@ def _register_commands() -> None:
     register_compile(app)
     register_explain(app)
     register_apply(app)
+    from .migrate_command import register as register_migrate
+    register_migrate(app)
 
 
 _register_commands()
