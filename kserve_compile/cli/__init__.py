@@ -22,12 +22,12 @@ def _register_commands() -> None:
     from ..apply.cli import register as register_apply
     from .compile_commands import register as register_compile
     from .explain_command import register as register_explain
+    from .migrate_command import register as register_migrate
 
     register_compile(app)
     register_explain(app)
-    register_apply(app)
-    from .migrate_command import register as register_migrate
     register_migrate(app)
+    register_apply(app)
 
 
 _register_commands()
