@@ -1,0 +1,119 @@
+"""The router's HTTP side: ``/readyz`` and every other path and method to the graph (KServe's ``main`` and
+``readyHandler`` in ``cmd/router/main.go``), on aiohttp's low-level server.
+
+* ``/readyz``: 200, or 503 ``shutting down`` once SIGTERM/SIGINT arrived; then, after the drain sleep (30 s in
+  KServe), the listener closes and in-flight requests finish.
+* ``routerTimeouts``: ``serverRead`` bounds reading the request body, ``serverWrite`` the whole exchange (Go's write
+  deadline; past it the connection is closed without an answer, which a client sees as EOF), ``serverIdle`` the
+  keep-alive wait between requests.
+* A body that is not JSON goes out with the type Go's ``http.DetectContentType`` would give it (the text/HTML/binary
+  part of its table).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from typing import Any
+
+from aiohttp import web
+
+from .engine import Router
+from .spec import Timeouts
+
+READY_PATH = "/readyz"
+DEFAULT_DRAIN_SECONDS = 30.0
+logger = logging.getLogger("router")
+
+_HTML_PREFIXES = (b"<!doctype html", b"<html", b"<head", b"<script", b"<iframe", b"<h1", b"<div", b"<font", b"<table",
+                  b"<a", b"<style", b"<title", b"<b", b"<body", b"<br", b"<p", b"<!--")
+_BINARY = frozenset(range(0x09)) | {0x0B, 0x0E, 0x0F} | frozenset(range(0x10, 0x1B)) | frozenset(range(0x1C, 0x20))
+
+
+def sniff_content_type(body: bytes) -> str | None:
+    """The text/HTML/binary part of ``http.DetectContentType``; ``None`` for an empty body (Go sets none)."""
+    if not body:
+        return None
+    head = body[:512].lstrip(b"\t\n\x0c\r ")
+    lowered = head[:16].lower()
+    for prefix in _HTML_PREFIXES:
+        if lowered.startswith(prefix) and head[len(prefix):len(prefix) + 1] in (b" ", b">"):
+            return "text/html; charset=utf-8"
+    if head.startswith(b"<?xml"):
+        return "text/xml; charset=utf-8"
+    if any(b in _BINARY for b in body[:512]):
+        return "application/octet-stream"
+    return "text/plain; charset=utf-8"
+
+
+class RouterServer:
+    """Serves one :class:`Router`; ``serve`` runs until a signal (or ``stop``) and the drain are over."""
+
+    def __init__(self, router: Router, timeouts: Timeouts, drain_seconds: float = DEFAULT_DRAIN_SECONDS) -> None:
+        self.router = router
+        self.timeouts = timeouts
+        self.drain_seconds = drain_seconds
+        self.shutting_down = False
+        self._stop = asyncio.Event()
+        self._web = web.Server(self._handle, keepalive_timeout=float(timeouts.server_idle), access_log=None,
+                               handler_cancellation=True)
+        self._listener: asyncio.base_events.Server | None = None
+
+    async def start(self, host: str | None, port: int) -> int:
+        """Listen; returns the bound port (useful with port 0)."""
+        await self.router.client.start()
+        loop = asyncio.get_running_loop()
+        self._listener = await loop.create_server(self._web, host or None, port, reuse_address=True, backlog=1024)
+        return int(self._listener.sockets[0].getsockname()[1])
+
+    def request_stop(self, sig: Any = None) -> None:
+        """What SIGTERM does: fail readiness now, shut down after the drain."""
+        if not self.shutting_down:
+            logger.info("Received shutdown signal %s; sleeping %ss to allow propagation of the non-ready state",
+                        getattr(sig, "name", sig), self.drain_seconds)
+            self.shutting_down = True
+            self._stop.set()
+
+    async def serve(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            try:
+                loop.add_signal_handler(sig, self.request_stop, sig)
+            except (NotImplementedError, RuntimeError):
+                pass
+        await self._stop.wait()
+        await asyncio.sleep(self.drain_seconds)
+        await self.close()
+        logger.info("Server gracefully shutdown")
+
+    async def close(self) -> None:
+        if self._listener is not None:
+            self._listener.close()
+            await self._web.shutdown(timeout=float(self.timeouts.server_write))
+            self._listener = None
+        await self.router.client.close()
+
+    async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
+        if request.path == READY_PATH:
+            return self._ready()
+        try:
+            return await asyncio.wait_for(self._graph(request), self.timeouts.server_write or None)
+        except TimeoutError:
+            # Go's write deadline passed: the answer cannot be written and the connection is closed
+            if request.transport is not None:
+                request.transport.abort()
+            raise asyncio.CancelledError from None
+
+    def _ready(self) -> web.Response:
+        if self.shutting_down:
+            return web.Response(status=503, body=b"shutting down\n",
+                                headers={"Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff"})
+        return web.Response(status=200)
+
+    async def _graph(self, request: web.BaseRequest) -> web.Response:
+        body = await asyncio.wait_for(request.content.read(), self.timeouts.server_read or None)
+        status, response, content_type = await self.router.handle(body, request.headers.items())
+        content_type = content_type or sniff_content_type(response)
+        headers = {"Content-Type": content_type} if content_type else None
+        return web.Response(status=status, body=response, headers=headers)
