@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import aiohttp
@@ -25,6 +26,7 @@ JSON_CONTENT_TYPE = "application/json"
 ISTIO_PROBE_URL = "http://localhost:15000"
 ISTIO_PROBE_TIMEOUT_S = 3
 _NEVER_COPIED = frozenset({"Host", "Content-Length", "Transfer-Encoding", "Trailer", "Connection", "Keep-Alive"})
+_JSON_ONLY = [("Content-Type", JSON_CONTENT_TYPE)]
 _URL_HOST = re.compile(r"^[A-Za-z0-9\-._~!$&'()*+,;=:\[\]%]*$")
 
 
@@ -43,6 +45,7 @@ def compile_patterns(patterns: Iterable[str]) -> tuple[list[re.Pattern[str]], li
     return compiled, errors
 
 
+@lru_cache(maxsize=1024)
 def canonical_header(name: str) -> str:
     """Go's ``textproto.CanonicalMIMEHeaderKey``: ``x-request-id`` → ``X-Request-Id`` (names with bytes outside
     HTTP token characters stay as they are)."""
@@ -53,6 +56,8 @@ def canonical_header(name: str) -> str:
 
 def outbound_headers(inbound: Iterable[tuple[str, str]], patterns: list[re.Pattern[str]]) -> list[tuple[str, str]]:
     """The headers every step call of one request carries (the same for all its steps)."""
+    if not patterns:
+        return _JSON_ONLY
     grouped: dict[str, list[str]] = {}
     for name, value in inbound:
         grouped.setdefault(canonical_header(name), []).append(value)

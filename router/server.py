@@ -98,7 +98,8 @@ class RouterServer:
         if request.path == READY_PATH:
             return self._ready()
         try:
-            return await asyncio.wait_for(self._graph(request), self.timeouts.server_write or None)
+            async with asyncio.timeout(self.timeouts.server_write or None):
+                return await self._graph(request)
         except TimeoutError:
             # Go's write deadline passed: the answer cannot be written and the connection is closed
             if request.transport is not None:
@@ -112,7 +113,12 @@ class RouterServer:
         return web.Response(status=200)
 
     async def _graph(self, request: web.BaseRequest) -> web.Response:
-        body = await asyncio.wait_for(request.content.read(), self.timeouts.server_read or None)
+        read = self.timeouts.server_read
+        if read and read < (self.timeouts.server_write or read + 1):
+            async with asyncio.timeout(read):
+                body = await request.content.read()
+        else:
+            body = await request.content.read()
         status, response, content_type = await self.router.handle(body, request.headers.items())
         content_type = content_type or sniff_content_type(response)
         headers = {"Content-Type": content_type} if content_type else None
