@@ -149,6 +149,7 @@ def _register_extras() -> None:
     from kserve_compile.apply.cli import register
 
     register(app)
+    __import__("kserve_compile.commands_graph").commands_graph.register(app)  # graph run / graph show
 
 
 _register_extras()

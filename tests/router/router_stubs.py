@@ -17,8 +17,10 @@ Handler = Callable[[bytes, dict[str, list[str]]], Awaitable[tuple[int, bytes]] |
 @dataclass
 class Stub:
     url: str
+    base: str = ""
     bodies: list[bytes] = field(default_factory=list)
     headers: list[dict[str, list[str]]] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
 
 
 def json_answer(value: Any, status: int = 200) -> Handler:
@@ -44,6 +46,7 @@ async def stubs(*handlers: Handler) -> AsyncIterator[list[Stub]]:
             for name, value in request.headers.items():
                 grouped.setdefault(str(name), []).append(value)
             stub.bodies.append(body)
+            stub.paths.append(request.path)
             stub.headers.append(grouped)
             result = handler(body, grouped)
             if asyncio.iscoroutine(result):
@@ -52,7 +55,8 @@ async def stubs(*handlers: Handler) -> AsyncIterator[list[Stub]]:
             return web.Response(status=status, body=data, headers={"Content-Type": "application/json"})
 
         server = await loop.create_server(web.Server(serve), "127.0.0.1", 0)
-        stub.url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/v1/models/m:predict"
+        stub.base = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+        stub.url = stub.base + "/v1/models/m:predict"
         servers.append(server)
         out.append(stub)
     try:

@@ -1,0 +1,211 @@
+"""``kserve-compile graph run``: the golden InferenceGraph scenarios run against local stub servers, and one graph
+over a real ``python -m server`` with an ONNX model."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+import yaml
+from router_stubs import json_answer, stubs
+
+from kserve_compile.errors import CompileError, UsageError
+from kserve_compile.graph.run import LocalModel, parse_pairs, plan_local, run_local
+
+ROOT = Path(__file__).resolve().parents[2]
+GOLDEN_GRAPHS = sorted(p for p in (ROOT / "golden").iterdir() if "graph" in p.name)
+REQUESTS = {"graph-switch-knative": {"version": "v2"}}
+
+
+def _rendered_step_paths(scenario: Path) -> set[str]:
+    """The paths of the serviceUrls KServe's controller gives the router (from the golden --graph-json)."""
+    from urllib.parse import urlsplit
+
+    paths = set()
+    for obj in yaml.safe_load_all((scenario / "expected.yaml").read_text()):
+        spec = (obj or {}).get("spec", {})
+        template = spec.get("template", {}).get("spec", {})
+        for container in template.get("containers", []):
+            args = container.get("args", [])
+            if "--graph-json" in args:
+                graph = orjson.loads(args[args.index("--graph-json") + 1])
+                for node in graph["nodes"].values():
+                    paths |= {urlsplit(s["serviceUrl"]).path or "/" for s in node.get("steps", []) if s.get("serviceUrl")}
+    return paths
+
+
+def _backend_names(scenario: Path) -> list[str]:
+    names = []
+    for doc in yaml.safe_load_all((scenario / "input.yaml").read_text()):
+        if doc and doc.get("kind") == "InferenceService":
+            names.append(doc["metadata"]["name"])
+        if doc and doc.get("kind") == "InferenceGraph":
+            for node in doc["spec"]["nodes"].values():
+                for step in node.get("steps", []):
+                    if step.get("serviceUrl"):
+                        names.append(step["serviceUrl"].split("//")[1].split(".")[0].split("/")[0])
+    return names
+
+
+def test_there_are_golden_graph_scenarios() -> None:
+    assert len(GOLDEN_GRAPHS) >= 5
+
+
+@pytest.mark.parametrize("scenario", GOLDEN_GRAPHS, ids=[p.name for p in GOLDEN_GRAPHS])
+def test_golden_graph_runs_on_local_stubs(scenario: Path) -> None:
+    names = _backend_names(scenario)
+
+    async def case() -> None:
+        async with stubs(*[json_answer({"predictions": [i]}) for i in range(len(names))]) as servers:
+            backends = {name: s.base for name, s in zip(names, servers)}
+            plan = plan_local([str(scenario / "input.yaml")], backends, {})
+            assert plan.models == ()
+            out, err = io.StringIO(), io.StringIO()
+            request = orjson.dumps(REQUESTS.get(scenario.name, {"instances": [[6.8, 2.8, 4.8, 1.4]]}))
+            code = await run_local(plan, port=0, data=request, headers=[], trace=True, out=out, err=err)
+            assert code == 0, err.getvalue() + out.getvalue()
+            answer = orjson.loads(out.getvalue())
+            assert isinstance(answer, dict)
+            called = [path for s in servers for path in s.paths]
+            assert called, "no step reached a backend"
+            # every local call used the predict path KServe's controller renders for that step
+            assert set(called) <= _rendered_step_paths(scenario), (called, _rendered_step_paths(scenario))
+            assert err.getvalue().count("trace: root[") >= 1 and "status: 200" in err.getvalue()
+
+    asyncio.run(case())
+
+
+def test_switch_golden_trace_shows_the_chosen_step() -> None:
+    scenario = ROOT / "golden" / "graph-switch-knative"
+
+    async def case() -> str:
+        async with stubs(json_answer({"v": 1}), json_answer({"v": 2}), json_answer({"echo": True})) as (v1, v2, echo):
+            plan = plan_local([str(scenario / "input.yaml")],
+                              {"sklearn-v1": v1.base, "sklearn-v2": v2.base, "echo": echo.base}, {})
+            out, err = io.StringIO(), io.StringIO()
+            code = await run_local(plan, port=0, data=b'{"version":"v9"}', headers=[], trace=True, out=out, err=err)
+            assert code == 0 and orjson.loads(out.getvalue()) == {"echo": True}
+            assert echo.paths == ["/v1/models/echo:predict"] and not v1.paths and not v2.paths
+            return err.getvalue()
+
+    trace = asyncio.run(case())
+    lines = [line for line in trace.splitlines() if line.startswith("trace:")]
+    assert lines[0].startswith("trace: echo[0] -> http://127.0.0.1:") and ": 200 in " in lines[0]
+    assert lines[1].startswith('trace: root[2] "fallback" -> node echo: 200 in ')
+    assert '  request:  {"version":"v9"}' in trace
+
+
+def test_a_step_without_a_backend_is_an_error_naming_it() -> None:
+    scenario = ROOT / "golden" / "graph-ensemble-standard" / "input.yaml"
+    with pytest.raises(CompileError) as info:
+        plan_local([str(scenario)], {"tree-model": "http://127.0.0.1:1"}, {})
+    (problem,) = info.value.problems
+    assert problem.path == "spec.nodes.root.steps[1].serviceName"
+    assert '"torch-model"' in problem.message and "--backend torch-model=URL" in problem.message
+
+
+def test_backend_with_a_path_is_used_exactly_and_non_local_urls_are_noted() -> None:
+    scenario = ROOT / "golden" / "graph-sequence-standard" / "input.yaml"
+    plan = plan_local([str(scenario)], {"sklearn-first": "http://127.0.0.1:9/exact"}, {})
+    steps = plan.spec.nodes["root"].steps
+    assert steps[0].service_url == "http://127.0.0.1:9/exact"
+    assert steps[1].service_url == "http://xgb-second.default.svc.cluster.local/v1/models/xgb-second:predict"
+    assert any("--backend xgb-second=URL" in note for note in plan.notes)
+
+
+def test_local_storage_uri_starts_a_model_server_in_the_plan(tmp_path: Path) -> None:
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "model.onnx").write_bytes(b"x")
+    (tmp_path / "in.yaml").write_text(_GRAPH_AND_ISVC.format(uri="m"))
+    ports = iter([40001, 40002])
+    plan = plan_local([str(tmp_path / "in.yaml")], {}, {}, port_for=lambda: next(ports))
+    assert plan.models == (LocalModel("iris", str(tmp_path / "m"), "iris", 40001),)
+    assert [s.service_url for s in plan.spec.nodes["root"].steps] == ["http://127.0.0.1:40001/v1/models/iris:predict"] * 2
+
+
+def test_parse_pairs() -> None:
+    assert parse_pairs(["a=http://x=y"], "--backend") == {"a": "http://x=y"}
+    with pytest.raises(UsageError, match="--backend takes NAME=VALUE"):
+        parse_pairs(["nope"], "--backend")
+
+
+_GRAPH_AND_ISVC = """\
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata:
+  name: iris
+spec:
+  predictor:
+    model:
+      modelFormat:
+        name: onnx
+      storageUri: {uri}
+---
+apiVersion: serving.kserve.io/v1alpha1
+kind: InferenceGraph
+metadata:
+  name: twice
+spec:
+  nodes:
+    root:
+      routerType: Sequence
+      steps:
+      - name: first
+        serviceName: iris
+      - name: again
+        serviceName: iris
+        data: $response
+        mapPredictionsToInstances: true
+"""
+
+
+def _identity_model(path: Path) -> None:
+    import onnx
+    from onnx import TensorProto, helper
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [None, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, 4])
+    graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "identity", [x], [y])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 9
+    path.parent.mkdir(parents=True, exist_ok=True)
+    onnx.save(model, str(path))
+
+
+def test_cli_runs_a_graph_over_a_real_onnx_model_server(tmp_path: Path) -> None:
+    _identity_model(tmp_path / "iris" / "model.onnx")
+    (tmp_path / "graph.yaml").write_text(_GRAPH_AND_ISVC.format(uri="file://" + str(tmp_path / "iris")))
+    result = subprocess.run(
+        [sys.executable, "-c", "import cli; cli.main()", "graph", "run", str(tmp_path / "graph.yaml"), "--trace",
+         "-d", '{"instances":[[6.8,2.8,4.8,1.5]]}'],
+        cwd=ROOT, capture_output=True, text=True, timeout=180, check=False, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert result.returncode == 0, result.stderr
+    assert orjson.loads(result.stdout) == {"predictions": [[6.8, 2.8, 4.8, 1.5]]}
+    trace = result.stderr
+    assert 'trace: root[0] "first" -> http://127.0.0.1:' in trace
+    assert '/v1/models/iris:predict: 200 in ' in trace
+    # the second step got the first answer with predictions mapped to instances
+    assert '  request:  {"instances":[[6.8,2.8,4.8,1.5]]}' in trace.split('"again"')[1]
+
+
+def test_cli_errors() -> None:
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", "import cli; cli.main()", "graph", *args], cwd=ROOT,
+                              capture_output=True, text=True, timeout=60, check=False)
+
+    missing = run("run", "golden/graph-ensemble-standard/input.yaml", "-d", "{}")
+    assert missing.returncode == 1 and "spec.nodes.root.steps[0].serviceName" in missing.stderr
+    assert "Traceback" not in missing.stderr
+    bad = run("run", "golden/graph-ensemble-standard/input.yaml", "--backend", "oops")
+    assert bad.returncode == 2 and "--backend takes NAME=VALUE" in bad.stderr
+    none = run("show", "golden/batcher/input.yaml")
+    assert none.returncode == 2
+    assert none.stderr == "error: expected one InferenceGraph among the inputs, found: none\n"
+    fmt = run("show", "golden/graph-switch-knative/input.yaml", "-o", "png")
+    assert fmt.returncode == 2 and "unknown output format 'png': use mermaid or svg" in fmt.stderr
