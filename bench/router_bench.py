@@ -9,7 +9,10 @@ Go JSON fix-ups, no error handling. The router and the forwarder each run on one
 flight per connection) run on the other cores.
 
 Printed per graph and concurrency: req/s of each and the ratio (target: router ≥ 80% of the forwarder), latency
-p50/p99, and the latency each adds per hop at c=1: (end-to-end − backend time) / hops, where the backend time is
+p50/p99, CPU µs per request of the router/forwarder process (``/proc/PID/stat``; steadier than req/s on a shared
+machine) and its ratio (forwarder CPU ÷ router CPU, so 80% means the router spends 1.25x the CPU), all as medians
+over rounds (ratios: medians of per-round ratios, both sides measured seconds apart), and the latency each adds per
+hop at c=1: (end-to-end − backend time) / hops, where the backend time is
 the direct stub latency measured in the same run, times 2 for the Sequence (sequential calls) and once for the
 Ensemble (parallel calls), and hops is 2 for the Sequence and 1 for the Ensemble.
 
@@ -148,10 +151,12 @@ class _Stats:
     stop: bool = False
     latencies: list[float] = field(default_factory=list)
     errors: int = 0
+    total: int = 0  # answers, warm-up included
     start: float = 0.0
     end: float = 0.0
 
     def record(self, seconds: float, ok: bool) -> None:
+        self.total += 1
         now = time.perf_counter()
         if now < self.warmup_until:
             return
@@ -169,6 +174,24 @@ class Measure:
     p50_ms: float
     p99_ms: float
     errors: int
+    requests: int = 0
+    cpu_us: float = 0.0  # CPU time of the measured process per request (user + system), µs
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (``/proc/PID/stat``), seconds."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def measured(pid: int, port: int, concurrency: int, seconds: float) -> Measure:
+    """``load`` with the CPU the process at ``pid`` spent per request over the whole run (warm-up included)."""
+    before = cpu_seconds(pid)
+    m = await load(port, concurrency, seconds)
+    spent = cpu_seconds(pid) - before
+    m.cpu_us = 1e6 * spent / max(1, m.requests)
+    return m
 
 
 async def load(port: int, concurrency: int, seconds: float, path: str = "/") -> Measure:
@@ -185,9 +208,10 @@ async def load(port: int, concurrency: int, seconds: float, path: str = "/") -> 
     await asyncio.wait([c.closed for c in clients], timeout=10)
     lat = sorted(stats.latencies)
     if len(lat) < 2:
-        return Measure(0.0, 0.0, 0.0, stats.errors)
+        return Measure(0.0, 0.0, 0.0, stats.errors, stats.total)
     rps = (len(lat) - 1) / (stats.end - stats.start)
-    return Measure(rps, 1000 * lat[len(lat) // 2], 1000 * lat[min(len(lat) - 1, int(len(lat) * 0.99))], stats.errors)
+    return Measure(rps, 1000 * lat[len(lat) // 2], 1000 * lat[min(len(lat) - 1, int(len(lat) * 0.99))], stats.errors,
+                   stats.total)
 
 
 # --- orchestration ------------------------------------------------------------------------------------------------
@@ -227,9 +251,16 @@ def _graph(kind: str, urls: list[str]) -> str:
     return json.dumps({"nodes": {"root": {"routerType": "Ensemble", "steps": steps}}})
 
 
-def _median(values: list[Measure]) -> Measure:
-    best = sorted(values, key=lambda m: m.rps)[len(values) // 2]
-    return best
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
+def _summary(runs: list[Measure]) -> Measure:
+    """Medians over rounds, field by field."""
+    return Measure(_median([m.rps for m in runs]), _median([m.p50_ms for m in runs]), _median([m.p99_ms for m in runs]),
+                   sum(m.errors for m in runs), sum(m.requests for m in runs), _median([m.cpu_us for m in runs]))
 
 
 def run(args: argparse.Namespace) -> None:
@@ -262,18 +293,21 @@ def _compare(kind: str, urls: list[str], concurrency: list[int], direct: Measure
                         "--urls", ",".join(urls)], cpus)
     title = "2-step Sequence" if kind == "sequence" else "3-way Ensemble"
     print(f"\n{title}:")
-    print(f"  {'c':>3} | {'router req/s':>12} {'p50 ms':>7} {'p99 ms':>7} | {'forwarder req/s':>15} {'p50 ms':>7} "
-          f"{'p99 ms':>7} | ratio")
+    print(f"  {'c':>3} | {'router req/s':>12} {'p50 ms':>7} {'p99 ms':>7} {'CPU us/req':>10} | {'forwarder req/s':>15} "
+          f"{'p50 ms':>7} {'p99 ms':>7} {'CPU us/req':>10} | req/s ratio | CPU ratio")
     try:
         for c in concurrency:
             r_runs, f_runs = [], []
             for _ in range(args.rounds):
-                f_runs.append(asyncio.run(load(fport, c, args.seconds)))
-                r_runs.append(asyncio.run(load(rport, c, args.seconds)))
-            r, f = _median(r_runs), _median(f_runs)
-            errors = sum(m.errors for m in r_runs + f_runs)
-            print(f"  {c:>3} | {r.rps:>12.0f} {r.p50_ms:>7.2f} {r.p99_ms:>7.2f} | {f.rps:>15.0f} {f.p50_ms:>7.2f} "
-                  f"{f.p99_ms:>7.2f} | {r.rps / f.rps:.0%}" + (f"  ({errors} non-200 answers)" if errors else ""))
+                f_runs.append(asyncio.run(measured(forwarder.pid, fport, c, args.seconds)))
+                r_runs.append(asyncio.run(measured(router.pid, rport, c, args.seconds)))
+            r, f = _summary(r_runs), _summary(f_runs)
+            ratio = _median([a.rps / b.rps for a, b in zip(r_runs, f_runs) if b.rps])
+            cpu = _median([b.cpu_us / a.cpu_us for a, b in zip(r_runs, f_runs) if a.cpu_us])
+            errors = r.errors + f.errors
+            print(f"  {c:>3} | {r.rps:>12.0f} {r.p50_ms:>7.2f} {r.p99_ms:>7.2f} {r.cpu_us:>10.0f} | {f.rps:>15.0f} "
+                  f"{f.p50_ms:>7.2f} {f.p99_ms:>7.2f} {f.cpu_us:>10.0f} | {ratio:>11.0%} | {cpu:>9.0%}"
+                  + (f"  ({errors} non-200 answers)" if errors else ""))
             if c == 1:
                 for name, m in (("router", r), ("forwarder", f)):
                     p50 = (m.p50_ms - calls * direct.p50_ms) / hops

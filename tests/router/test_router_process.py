@@ -74,3 +74,12 @@ def test_bad_graph_json_exits_1_with_a_message() -> None:
 def test_missing_flag_is_a_usage_error() -> None:
     result = subprocess.run([sys.executable, "-m", "router"], cwd=ROOT, capture_output=True, timeout=30, check=False)
     assert result.returncode == 2 and b"--graph-json" in result.stderr
+
+
+def test_router_imports_nothing_of_the_compiler() -> None:
+    """The image (router/Dockerfile) ships router/ with aiohttp, uvloop and orjson only."""
+    code = ("import sys, router.main, router.server, router.engine; "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'kserve_compile', 'pydantic', 'yaml', 'typer', 'server'}))")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, check=True)
+    assert result.stdout.strip() == "[]"
+
