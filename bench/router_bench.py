@@ -1,8 +1,8 @@
 """InferenceGraph router speed: ``python -m router`` against a minimal async forwarder, side by side.
 
 Graphs: a 2-step Sequence (``$response`` chaining) and a 3-way Ensemble, over fast stub backends on 127.0.0.1.
-Baseline, measured in the same run: a minimal forwarder on the same stack (aiohttp low-level server, one pooled
-aiohttp ``ClientSession``, uvloop) that hard-codes the same backend calls (Sequence: A then B with A's answer;
+Baseline, measured in the same run: a minimal forwarder on the same stack (the router's HTTP server
+``router.http``, one pooled aiohttp ``ClientSession``, uvloop) that hard-codes the same backend calls (Sequence: A then B with A's answer;
 Ensemble: A, B, C at once, answers merged by name with orjson) and nothing else: no graph, no header propagation, no
 Go JSON fix-ups, no error handling. The router and the forwarder each run on one core (``--router-cpu``); the stubs
 (raw asyncio protocol, fixed answer) and the load generator (raw asyncio keep-alive connections, one request in
@@ -76,29 +76,29 @@ async def _serve_stubs(ports: list[int]) -> None:
 async def _serve_forwarder(kind: str, port: int, urls: list[str]) -> None:
     import aiohttp
     import orjson
-    from aiohttp import web
+
+    from router.http import HttpServer, Request, Response
 
     session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
     headers = {"Content-Type": "application/json"}
+    json_type = (("Content-Type", "application/json"),)
 
     async def post(url: str, body: bytes) -> tuple[bytes, int]:
         async with session.post(url, data=body, headers=headers) as resp:
             return await resp.read(), resp.status
 
-    async def sequence(request: web.BaseRequest) -> web.Response:
-        body = await request.content.read()
-        first, _ = await post(urls[0], body)
+    async def sequence(request: Request) -> Response:
+        first, _ = await post(urls[0], request.body)
         second, status = await post(urls[1], first)
-        return web.Response(status=status, body=second, headers=headers)
+        return Response(status, second, json_type)
 
-    async def ensemble(request: web.BaseRequest) -> web.Response:
-        body = await request.content.read()
-        answers = await asyncio.gather(*(post(url, body) for url in urls))
+    async def ensemble(request: Request) -> Response:
+        answers = await asyncio.gather(*(post(url, request.body) for url in urls))
         merged = {name: orjson.loads(data) for name, (data, _) in zip("abc", answers)}
-        return web.Response(body=orjson.dumps(merged, option=orjson.OPT_SORT_KEYS), headers=headers)
+        return Response(200, orjson.dumps(merged, option=orjson.OPT_SORT_KEYS), json_type)
 
-    handler = sequence if kind == "sequence" else ensemble
-    await asyncio.get_running_loop().create_server(web.Server(handler, access_log=None), "127.0.0.1", port, backlog=1024)
+    server = HttpServer(sequence if kind == "sequence" else ensemble, read_timeout=60, idle_timeout=180)
+    await server.start("127.0.0.1", port)
     print("ready", flush=True)
     await asyncio.Event().wait()
 

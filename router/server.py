@@ -1,5 +1,5 @@
 """The router's HTTP side: ``/readyz`` and every other path and method to the graph (KServe's ``main`` and
-``readyHandler`` in ``cmd/router/main.go``), on aiohttp's low-level server.
+``readyHandler`` in ``cmd/router/main.go``), on :mod:`router.http`.
 
 * ``/readyz``: 200, or 503 ``shutting down`` once SIGTERM/SIGINT arrived; then, after the drain sleep (30 s in
   KServe), the listener closes and in-flight requests finish.
@@ -17,9 +17,8 @@ import logging
 import signal
 from typing import Any
 
-from aiohttp import web
-
 from .engine import Router
+from .http import HttpServer, Request, Response
 from .spec import Timeouts
 
 READY_PATH = "/readyz"
@@ -48,7 +47,7 @@ def sniff_content_type(body: bytes) -> str | None:
 
 
 class RouterServer:
-    """Serves one :class:`Router`; ``serve`` runs until a signal (or ``stop``) and the drain are over."""
+    """Serves one :class:`Router`; ``serve`` runs until a signal (or ``request_stop``) and the drain are over."""
 
     def __init__(self, router: Router, timeouts: Timeouts, drain_seconds: float = DEFAULT_DRAIN_SECONDS) -> None:
         self.router = router
@@ -56,16 +55,15 @@ class RouterServer:
         self.drain_seconds = drain_seconds
         self.shutting_down = False
         self._stop = asyncio.Event()
-        self._web = web.Server(self._handle, keepalive_timeout=float(timeouts.server_idle), access_log=None,
-                               handler_cancellation=True)
-        self._listener: asyncio.base_events.Server | None = None
+        self._http = HttpServer(self._handle, read_timeout=float(timeouts.server_read),
+                                idle_timeout=float(timeouts.server_idle))
+        self._started = False
 
     async def start(self, host: str | None, port: int) -> int:
         """Listen; returns the bound port (useful with port 0)."""
         await self.router.client.start()
-        loop = asyncio.get_running_loop()
-        self._listener = await loop.create_server(self._web, host or None, port, reuse_address=True, backlog=1024)
-        return int(self._listener.sockets[0].getsockname()[1])
+        self._started = True
+        return await self._http.start(host, port)
 
     def request_stop(self, sig: Any = None) -> None:
         """What SIGTERM does: fail readiness now, shut down after the drain."""
@@ -88,38 +86,26 @@ class RouterServer:
         logger.info("Server gracefully shutdown")
 
     async def close(self) -> None:
-        if self._listener is not None:
-            self._listener.close()
-            await self._web.shutdown(timeout=float(self.timeouts.server_write))
-            self._listener = None
+        if self._started:
+            self._started = False
+            await self._http.shutdown(float(self.timeouts.server_write or DEFAULT_GRACE_SECONDS))
         await self.router.client.close()
 
-    async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
+    async def _handle(self, request: Request) -> Response | None:
         if request.path == READY_PATH:
-            return self._ready()
+            return _NOT_READY if self.shutting_down else _READY
         try:
             async with asyncio.timeout(self.timeouts.server_write or None):
-                return await self._graph(request)
+                status, body, content_type = await self.router.handle(request.body, request.headers)
         except TimeoutError:
             # Go's write deadline passed: the answer cannot be written and the connection is closed
-            if request.transport is not None:
-                request.transport.abort()
-            raise asyncio.CancelledError from None
+            request.connection.abort()
+            return None
+        content_type = content_type or sniff_content_type(body)
+        return Response(status, body, (("Content-Type", content_type),) if content_type else ())
 
-    def _ready(self) -> web.Response:
-        if self.shutting_down:
-            return web.Response(status=503, body=b"shutting down\n",
-                                headers={"Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff"})
-        return web.Response(status=200)
 
-    async def _graph(self, request: web.BaseRequest) -> web.Response:
-        read = self.timeouts.server_read
-        if read and read < (self.timeouts.server_write or read + 1):
-            async with asyncio.timeout(read):
-                body = await request.content.read()
-        else:
-            body = await request.content.read()
-        status, response, content_type = await self.router.handle(body, request.headers.items())
-        content_type = content_type or sniff_content_type(response)
-        headers = {"Content-Type": content_type} if content_type else None
-        return web.Response(status=status, body=response, headers=headers)
+_READY = Response(200)
+_NOT_READY = Response(503, b"shutting down\n", (("Content-Type", "text/plain; charset=utf-8"),
+                                                 ("X-Content-Type-Options", "nosniff")))
+DEFAULT_GRACE_SECONDS = 60.0
