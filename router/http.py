@@ -106,6 +106,7 @@ class Connection(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
+        self.loop = asyncio.get_running_loop()
         self.server.connections.add(self)
         self._arm(self.server.idle_timeout)
 
@@ -158,7 +159,7 @@ class Connection(asyncio.Protocol):
             self.paused = True
         if self.task is None:
             self._disarm()
-            self.task = asyncio.ensure_future(self._serve())
+            self.task = self.loop.create_task(self._serve())
 
     # --- answering ----------------------------------------------------------------------------------------------
 
@@ -219,7 +220,7 @@ class Connection(asyncio.Protocol):
     def _arm(self, seconds: float) -> None:
         self._disarm()
         if seconds > 0:
-            self._timer = asyncio.get_running_loop().call_later(seconds, self._expire)
+            self._timer = self.loop.call_later(seconds, self._expire)
 
     def _disarm(self) -> None:
         if self._timer is not None:
