@@ -191,7 +191,11 @@ class Router:
                  for i, s in enumerate(node.steps)]
         if not tasks:
             return b"{}", 200
-        await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+        try:
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+        except BaseException:  # cancelled (client gone, write deadline): stop the steps too
+            _cancel(tasks)
+            raise
         merged: dict[str, Any] = {}
         for i, (step, task) in enumerate(zip(node.steps, tasks)):
             if not task.done():

@@ -101,6 +101,11 @@ class RouterServer:
             # Go's write deadline passed: the answer cannot be written and the connection is closed
             request.connection.abort()
             return None
+        if not 100 <= status <= 999:
+            # Go's WriteHeader panics on such a code (e.g. 0 from a Sequence without steps): no answer, closed
+            logger.error("invalid status code %d from the graph; closing the connection", status)
+            request.connection.abort()
+            return None
         content_type = content_type or sniff_content_type(body)
         return Response(status, body, (("Content-Type", content_type),) if content_type else ())
 

@@ -207,3 +207,36 @@ def test_service_client_timeout() -> None:
             assert status == 500 and "Client.Timeout exceeded" in orjson.loads(body)["cause"]
 
     run(case())
+
+
+def test_outbound_headers_canonical_names_all_values_and_never_copied() -> None:
+    from router.client import canonical_header, compile_patterns, outbound_headers
+
+    patterns, _ = compile_patterns(["X-Request-Id", ".*-Trace", "Host", "Content-Length", "Content-Type"])
+    inbound = [("x-request-id", "a"), ("X-REQUEST-ID", "b"), ("b3-trace", "t"), ("Host", "h"), ("Content-Length", "9"),
+               ("content-type", "text/plain"), ("Authorization", "secret")]
+    assert outbound_headers(inbound, patterns) == [("X-Request-Id", "a"), ("X-Request-Id", "b"), ("B3-Trace", "t"),
+                                                   ("Content-Type", "text/plain")]
+    assert outbound_headers(inbound, []) == [("Content-Type", "application/json")]
+    assert canonical_header("weird header") == "weird header"
+
+
+def test_sequence_without_steps_gives_no_answer() -> None:
+    import asyncio as aio
+
+    from router.server import RouterServer
+
+    async def case() -> bytes:
+        g = parse_graph(b'{"nodes":{"root":{"routerType":"Sequence"}}}')
+        server = RouterServer(Router(g, ServiceClient(None)), g.timeouts, drain_seconds=0)
+        port = await server.start("127.0.0.1", 0)
+        try:
+            reader, writer = await aio.open_connection("127.0.0.1", port)
+            writer.write(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}")
+            data = await aio.wait_for(reader.read(), 5)
+            writer.close()
+            return data
+        finally:
+            await server.close()
+
+    assert run(case()) == b""  # KServe's Go server panics on status 0 and closes the connection
