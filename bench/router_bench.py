@@ -103,6 +103,26 @@ async def _serve_forwarder(kind: str, port: int, urls: list[str]) -> None:
     await asyncio.Event().wait()
 
 
+async def _client_only(url: str, concurrency: int = 16, calls: int = 8000) -> None:
+    """The aiohttp client alone, as the router uses it: CPU per call (the floor under each step of a graph)."""
+    import aiohttp
+
+    session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
+    headers = [("Content-Type", "application/json")]
+
+    async def worker(n: int) -> None:
+        for _ in range(n):
+            async with session.post(url, data=REQUEST, headers=headers) as resp:
+                await resp.read()
+
+    await asyncio.gather(*(worker(calls // 10 // concurrency) for _ in range(concurrency)))  # warm-up
+    start_cpu, start = time.process_time(), time.perf_counter()
+    await asyncio.gather(*(worker(calls // concurrency) for _ in range(concurrency)))
+    cpu, wall = time.process_time() - start_cpu, time.perf_counter() - start
+    await session.close()
+    print(f"{1e6 * cpu / calls:.1f} {calls / wall:.0f}", flush=True)
+
+
 # --- load generator -----------------------------------------------------------------------------------------------
 
 
@@ -243,6 +263,15 @@ def _spawn(argv: list[str], cpus: set[int], ready_port: int | None = None) -> su
     raise RuntimeError(f"{argv[:3]} did not listen on {ready_port}")
 
 
+def _client_alone(url: str, cpus: set[int]) -> tuple[float, float]:
+    proc = subprocess.Popen([sys.executable, __file__, "--role", "client", "--urls", url], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    os.sched_setaffinity(proc.pid, cpus)
+    out, _ = proc.communicate(timeout=300)
+    cpu, rate = out.split()
+    return float(cpu), float(rate)
+
+
 def _graph(kind: str, urls: list[str]) -> str:
     if kind == "sequence":
         steps = [{"name": "a", "serviceUrl": urls[0]}, {"name": "b", "serviceUrl": urls[1], "data": "$response"}]
@@ -270,14 +299,19 @@ def run(args: argparse.Namespace) -> None:
     stub_ports = _free_ports(3)
     urls = [f"http://127.0.0.1:{p}/v1/models/m{i}:predict" for i, p in enumerate(stub_ports)]
     procs = [_spawn([sys.executable, __file__, "--role", "stubs", "--ports", ",".join(map(str, stub_ports))], other)]
-    print(f"router_bench: router/forwarder on CPU {args.router_cpu}; stubs + load generator on CPUs {sorted(other)}; "
-          f"{args.rounds} rounds x {args.seconds}s per figure (median round)")
+    print(f"router_bench {time.strftime('%Y-%m-%d %H:%M')}: router/forwarder on CPU {args.router_cpu}; stubs + load "
+          f"generator on CPUs {sorted(other)}; {args.rounds} rounds x {args.seconds}s per figure (medians over rounds); "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     concurrency = [int(c) for c in args.concurrency.split(",")]
     try:
         direct = asyncio.run(load(stub_ports[0], 1, args.seconds))
         print(f"direct stub latency at c=1: p50 {direct.p50_ms:.3f} ms, p99 {direct.p99_ms:.3f} ms")
+        client = _client_alone(urls[0], router_cpus)
+        print(f"aiohttp client alone on CPU {args.router_cpu} (c=16): {client[0]:.1f} us CPU per call, "
+              f"{client[1]:.0f} calls/s")
         for kind, calls, hops in (("sequence", 2, 2), ("ensemble", 1, 1)):
             _compare(kind, urls if kind == "ensemble" else urls[:2], concurrency, direct, calls, hops, router_cpus, args)
+        print(f"\nload average at the end: {os.getloadavg()[0]:.1f}")
     finally:
         for proc in procs:
             proc.kill()
@@ -325,7 +359,7 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--concurrency", default="1,8,64")
     p.add_argument("--router-cpu", type=int, default=0)
-    p.add_argument("--role", choices=["stubs", "forwarder"], help=argparse.SUPPRESS)
+    p.add_argument("--role", choices=["stubs", "forwarder", "client"], help=argparse.SUPPRESS)
     p.add_argument("--ports", help=argparse.SUPPRESS)
     p.add_argument("--kind", help=argparse.SUPPRESS)
     p.add_argument("--port", type=int, help=argparse.SUPPRESS)
@@ -334,8 +368,12 @@ def main() -> None:
     if args.role:
         import uvloop
 
-        coro = (_serve_stubs([int(x) for x in args.ports.split(",")]) if args.role == "stubs"
-                else _serve_forwarder(args.kind, args.port, args.urls.split(",")))
+        if args.role == "stubs":
+            coro = _serve_stubs([int(x) for x in args.ports.split(",")])
+        elif args.role == "client":
+            coro = _client_only(args.urls)
+        else:
+            coro = _serve_forwarder(args.kind, args.port, args.urls.split(","))
         uvloop.run(coro)
         return
     import uvloop
