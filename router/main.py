@@ -12,7 +12,9 @@ import argparse
 import asyncio
 import logging
 import os
+import re
 import sys
+from collections.abc import Mapping
 
 from .client import ServiceClient, compile_patterns
 from .engine import Router
@@ -34,7 +36,8 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def header_patterns(environ: dict[str, str] | os._Environ[str]) -> list:  # type: ignore[type-arg]
+def header_patterns(environ: Mapping[str, str]) -> list[re.Pattern[str]]:
+    """``PROPAGATE_HEADERS``: the patterns that compile (the others are logged and skipped)."""
     value = environ.get(PROPAGATE_HEADERS_ENV)
     if value is None:
         return []
@@ -45,7 +48,7 @@ def header_patterns(environ: dict[str, str] | os._Environ[str]) -> list:  # type
     return compiled
 
 
-async def run(graph: Graph, patterns: list, host: str, port: int, drain_seconds: float) -> None:  # type: ignore[type-arg]
+async def run(graph: Graph, patterns: list[re.Pattern[str]], host: str, port: int, drain_seconds: float) -> None:
     router = Router(graph, ServiceClient(graph.timeouts.service_client), patterns)
     server = RouterServer(router, graph.timeouts, drain_seconds)
     bound = await server.start(host, port)

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import IO, Any
 from urllib.parse import urlsplit, urlunsplit
 
+from .. import constants as C
 from ..errors import CompileError, InputError, Problem, UsageError
 from ..inputs import prepare
 from ..parse import Document, parse_paths
@@ -169,7 +170,7 @@ def _service_name_url(isvc: str, backends: Mapping[str, str], models: Mapping[st
                       targets: Mapping[str, tuple[IsvcTarget, Any, Document]], started: dict[str, LocalModel],
                       port_for: Callable[[], int]) -> str:
     known = targets.get(isvc)
-    target = known[0] if known else IsvcTarget("", "v1", isvc)
+    target = known[0] if known else IsvcTarget("", C.PROTOCOL_V1, isvc)
     path = predict_path(target.model_name, target.protocol)
     if isvc in backends:
         return _join(backends[isvc], path)
