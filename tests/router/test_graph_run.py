@@ -209,3 +209,48 @@ def test_cli_errors() -> None:
     assert none.stderr == "error: expected one InferenceGraph among the inputs, found: none\n"
     fmt = run("show", "golden/graph-switch-knative/input.yaml", "-o", "png")
     assert fmt.returncode == 2 and "unknown output format 'png': use mermaid or svg" in fmt.stderr
+
+
+def test_cli_serves_the_graph_until_interrupted(tmp_path: Path) -> None:
+    import signal
+    import socket
+    import time
+    import urllib.request
+
+    # a stub backend in a child process (the CLI under test is another process)
+    stub_code = ("import asyncio\nfrom aiohttp import web\n"
+                 "async def h(r):\n    await r.read()\n    return web.Response(body=b'{\"predictions\":[7]}')\n"
+                 "async def main():\n    s = await asyncio.get_running_loop().create_server(web.Server(h), '127.0.0.1', 0)\n"
+                 "    print(s.sockets[0].getsockname()[1], flush=True)\n    await asyncio.Event().wait()\n"
+                 "asyncio.run(main())\n")
+    stub = subprocess.Popen([sys.executable, "-c", stub_code], stdout=subprocess.PIPE, text=True)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = None
+    try:
+        assert stub.stdout is not None
+        stub_port = int(stub.stdout.readline())
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "import cli; cli.main()", "graph", "run", "golden/graph-router-config/input.yaml",
+             "--backend", f"someservice=http://127.0.0.1:{stub_port}", "--port", str(port)],
+            cwd=ROOT, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        answer = None
+        while time.monotonic() < deadline and answer is None:
+            try:
+                req = urllib.request.Request(f"http://127.0.0.1:{port}/any", data=b'{"instances":[1]}')
+                with urllib.request.urlopen(req, timeout=5) as resp:
+                    answer = (resp.status, resp.read())
+            except OSError:
+                assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+                time.sleep(0.2)
+        assert answer == (200, b'{"predictions":[7]}')
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0
+        assert proc.stderr is not None and "InferenceGraph router-config-graph on http://127.0.0.1:" in proc.stderr.read()
+    finally:
+        for p in (proc, stub):
+            if p is not None and p.poll() is None:
+                p.kill()
+                p.wait()
