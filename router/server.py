@@ -58,10 +58,12 @@ class RouterServer:
         self._http = HttpServer(self._handle, read_timeout=float(timeouts.server_read),
                                 idle_timeout=float(timeouts.server_idle))
         self._started = False
+        self._loop: asyncio.AbstractEventLoop | None = None  # set by start()
 
     async def start(self, host: str | None, port: int) -> int:
         """Listen; returns the bound port (useful with port 0)."""
         await self.router.client.start()
+        self._loop = asyncio.get_running_loop()
         self._started = True
         return await self._http.start(host, port)
 
@@ -94,13 +96,15 @@ class RouterServer:
     async def _handle(self, request: Request) -> Response | None:
         if request.path == READY_PATH:
             return _NOT_READY if self.shutting_down else _READY
+        # Go's write deadline: when it passes the connection is closed unanswered (which cancels this request)
+        deadline = None
+        if self.timeouts.server_write and self._loop is not None:
+            deadline = self._loop.call_later(self.timeouts.server_write, request.connection.abort)
         try:
-            async with asyncio.timeout(self.timeouts.server_write or None):
-                status, body, content_type = await self.router.handle(request.body, request.headers)
-        except TimeoutError:
-            # Go's write deadline passed: the answer cannot be written and the connection is closed
-            request.connection.abort()
-            return None
+            status, body, content_type = await self.router.handle(request.body, request.headers)
+        finally:
+            if deadline is not None:
+                deadline.cancel()
         if not 100 <= status <= 999:
             # Go's WriteHeader panics on such a code (e.g. 0 from a Sequence without steps): no answer, closed
             logger.error("invalid status code %d from the graph; closing the connection", status)
