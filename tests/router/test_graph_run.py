@@ -254,3 +254,16 @@ def test_cli_serves_the_graph_until_interrupted(tmp_path: Path) -> None:
             if p is not None and p.poll() is None:
                 p.kill()
                 p.wait()
+
+
+def test_request_body_and_header_options(tmp_path: Path) -> None:
+    from kserve_compile.commands_graph import _headers, _request_body
+
+    (tmp_path / "req.json").write_bytes(b'{"instances":[1]}')
+    assert _request_body(f"@{tmp_path / 'req.json'}") == b'{"instances":[1]}'
+    assert _request_body('{"a":1}') == b'{"a":1}'
+    with pytest.raises(UsageError, match="--data @/nonexistent/x.json"):
+        _request_body("@/nonexistent/x.json")
+    assert _headers(["X-Request-Id: 42", "Authorization:Bearer t"]) == [("X-Request-Id", "42"), ("Authorization", "Bearer t")]
+    with pytest.raises(UsageError, match="-H takes 'Name: value'"):
+        _headers(["nocolon"])
