@@ -109,12 +109,15 @@ def load_graph(paths: Sequence[str], name: str | None = None) -> tuple[Inference
     return graph, doc, ctx
 
 
-def isvc_targets(ctx: Any, problems: list[Problem]) -> dict[str, tuple[IsvcTarget, Any, Document]]:
-    """Per isvc name: protocol and model name as KServe derives them, the defaulted isvc, and its document."""
+def isvc_targets(ctx: Any, namespace: str, problems: list[Problem]) -> dict[str, tuple[IsvcTarget, Any, Document]]:
+    """Per name, the isvcs of ``namespace`` (the graph's, where KServe looks them up): protocol and model name as
+    KServe derives them, the defaulted isvc, and its document."""
     from ..pipeline import compile_isvc
 
     out: dict[str, tuple[IsvcTarget, Any, Document]] = {}
     for isvc, doc in ctx.isvcs:
+        if isvc.metadata.namespace != namespace:
+            continue
         try:
             compiled = compile_isvc(isvc, ctx.config, ctx.runtimes, ctx.cluster)
         except InputError as exc:
@@ -132,7 +135,7 @@ def plan_local(paths: Sequence[str], backends: Mapping[str, str], models: Mappin
     """Where each step of the graph goes; raises :class:`CompileError` naming every step that has nowhere to go."""
     graph, doc, ctx = load_graph(paths, name)
     problems: list[Problem] = []
-    targets = isvc_targets(ctx, problems)
+    targets = isvc_targets(ctx, graph.namespace, problems)
     started: dict[str, LocalModel] = {}
     notes: list[str] = []
     nodes = {}

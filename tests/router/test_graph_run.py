@@ -267,3 +267,14 @@ def test_request_body_and_header_options(tmp_path: Path) -> None:
     assert _headers(["X-Request-Id: 42", "Authorization:Bearer t"]) == [("X-Request-Id", "42"), ("Authorization", "Bearer t")]
     with pytest.raises(UsageError, match="-H takes 'Name: value'"):
         _headers(["nocolon"])
+
+
+def test_service_names_resolve_in_the_graphs_namespace(tmp_path: Path) -> None:
+    isvc = ("apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: m\n  namespace: {ns}\n"
+            "spec:\n  predictor:\n    model:\n      modelFormat:\n        name: sklearn\n      protocolVersion: {proto}\n"
+            "      storageUri: gs://b/m\n---\n")
+    graph = ("apiVersion: serving.kserve.io/v1alpha1\nkind: InferenceGraph\nmetadata:\n  name: g\n  namespace: team\n"
+             "spec:\n  nodes:\n    root:\n      routerType: Sequence\n      steps:\n      - serviceName: m\n")
+    (tmp_path / "in.yaml").write_text(isvc.format(ns="team", proto="v2") + isvc.format(ns="other", proto="v1") + graph)
+    plan = plan_local([str(tmp_path / "in.yaml")], {"m": "http://127.0.0.1:9"}, {})
+    assert plan.spec.nodes["root"].steps[0].service_url == "http://127.0.0.1:9/v2/models/m/infer"
