@@ -278,3 +278,89 @@ def test_service_names_resolve_in_the_graphs_namespace(tmp_path: Path) -> None:
     (tmp_path / "in.yaml").write_text(isvc.format(ns="team", proto="v2") + isvc.format(ns="other", proto="v1") + graph)
     plan = plan_local([str(tmp_path / "in.yaml")], {"m": "http://127.0.0.1:9"}, {})
     assert plan.spec.nodes["root"].steps[0].service_url == "http://127.0.0.1:9/v2/models/m/infer"
+
+
+_MODEL_CHAINER = """\
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata:
+  name: isvc-sklearn-graph-1
+spec:
+  predictor:
+    minReplicas: 1
+    sklearn:
+      storageUri: gs://kfserving-examples/models/sklearn/1.0/model
+      args: ["--model_name=sklearn"]
+---
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata:
+  name: isvc-sklearn-graph-2
+spec:
+  predictor:
+    minReplicas: 1
+    sklearn:
+      storageUri: gs://kfserving-examples/models/sklearn/1.0/model
+      args: ["--model_name", "iris"]
+---
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata:
+  name: isvc-xgboost-graph
+spec:
+  predictor:
+    minReplicas: 1
+    xgboost:
+      storageUri: gs://kfserving-examples/models/xgboost/1.5/model
+---
+apiVersion: serving.kserve.io/v1alpha1
+kind: InferenceGraph
+metadata:
+  name: model-chainer
+spec:
+  nodes:
+    root:
+      routerType: Sequence
+      steps:
+      - serviceName: isvc-sklearn-graph-1
+        dependency: Hard
+      - serviceName: isvc-xgboost-graph
+        data: $request
+        dependency: Hard
+      - serviceName: isvc-sklearn-graph-2
+        data: $request
+        dependency: Hard
+"""
+
+
+def _iris_onnx(path: Path) -> None:
+    import numpy as np
+    from skl2onnx import to_onnx
+    from sklearn.datasets import load_iris
+    from sklearn.linear_model import LogisticRegression
+
+    x, y = load_iris(return_X_y=True)
+    x = x.astype(np.float32)
+    classifier = LogisticRegression(max_iter=500).fit(x, y)
+    onx = to_onnx(classifier, x[:1], options={id(classifier): {"zipmap": False}}, target_opset=17)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(onx.SerializeToString())
+
+
+def test_kserve_e2e_model_chainer_over_onnx_model_servers(tmp_path: Path) -> None:
+    """KServe's ``test/e2e/graph/test_inference_graph.py::test_inference_graph``, run locally: its three isvcs (model
+    names from ``--model_name`` args) served by ``python -m server`` with an iris classifier; KServe asserts
+    ``predictions == [1, 1]`` for ``custom_predictor_input.json``."""
+    _iris_onnx(tmp_path / "iris" / "model.onnx")
+    (tmp_path / "ig.yaml").write_text(_MODEL_CHAINER)
+    models = [f"--model={name}={tmp_path / 'iris'}" for name in
+              ("isvc-sklearn-graph-1", "isvc-sklearn-graph-2", "isvc-xgboost-graph")]
+    result = subprocess.run(
+        [sys.executable, "-c", "import cli; cli.main()", "graph", "run", str(tmp_path / "ig.yaml"), *models, "--trace",
+         "-d", '{"instances":[[6.8,2.8,4.8,1.4],[6.0,3.4,4.5,1.6]]}'],
+        cwd=ROOT, capture_output=True, text=True, timeout=240, check=False)
+    assert result.returncode == 0, result.stderr
+    assert orjson.loads(result.stdout)["predictions"] == [1, 1]
+    paths = [line.split(" -> ")[1].split(": ")[0].split("/", 3)[3] for line in result.stderr.splitlines()
+             if line.startswith("trace: ")]
+    assert paths == ["v1/models/sklearn:predict", "v1/models/isvc-xgboost-graph:predict", "v1/models/iris:predict"]
