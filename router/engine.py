@@ -230,7 +230,7 @@ def _cancel(tasks: list[asyncio.Future[Any]]) -> None:
     for task in tasks:
         if not task.done():
             task.cancel()
-        else:
+        elif not task.cancelled():
             task.exception()  # mark retrieved
 
 
