@@ -240,3 +240,23 @@ def test_sequence_without_steps_gives_no_answer() -> None:
             await server.close()
 
     assert run(case()) == b""  # KServe's Go server panics on status 0 and closes the connection
+
+
+def test_ensemble_failure_returns_without_waiting_for_slower_steps() -> None:
+    import time
+
+    async def slow(body: bytes, headers: Any) -> tuple[int, bytes]:
+        await asyncio.sleep(3)
+        return 200, b"{}"
+
+    async def case() -> tuple[int, str, float]:
+        async with stubs(slow) as (a,):
+            spec = {"nodes": {"root": {"routerType": "Ensemble", "steps": [
+                {"name": "slow", "serviceUrl": a.url}, {"name": "down", "serviceUrl": "http://127.0.0.1:1/x"}]}}}
+            start = time.monotonic()
+            status, body, _ = await handle(spec, b"{}")
+            return status, orjson.loads(body)["cause"], time.monotonic() - start
+
+    status, cause, seconds = run(case())
+    assert status == 500 and cause.startswith('Post "http://127.0.0.1:1/x": dial tcp')
+    assert seconds < 2.5  # as KServe, the first failure answers at once
