@@ -22,12 +22,14 @@ def _register_commands() -> None:
     from ..apply.cli import register as register_apply
     from .compile_commands import register as register_compile
     from .explain_command import register as register_explain
+    from .graph_command import register as register_graph
     from .migrate_command import register as register_migrate
 
     register_compile(app)
     register_explain(app)
     register_migrate(app)
     register_apply(app)
+    register_graph(app)
 
 
 _register_commands()

@@ -1,0 +1,108 @@
+"""``kserve-compile graph run`` and ``graph show``; ``register(app)`` adds the ``graph`` group to the main app.
+
+Only typer and the standard library load at import; the graph code (and aiohttp, for ``run``) load inside the
+commands. Exit codes as the other commands: 0 ok; 1 invalid input (or, with ``run --data``, a non-2xx answer);
+2 usage; 3 internal error; 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from .exits import guarded
+
+def _request_body(data: str) -> bytes:
+    """``--data``: JSON text, ``@FILE``, or ``@-`` for stdin."""
+    from ..errors import UsageError
+
+    if not data.startswith("@"):
+        return data.encode()
+    if data == "@-":
+        return sys.stdin.buffer.read()
+    try:
+        with open(data[1:], "rb") as f:
+            return f.read()
+    except OSError as exc:
+        raise UsageError(f"--data {data}: {exc.strerror or exc}") from None
+
+
+def _headers(values: list[str]) -> list[tuple[str, str]]:
+    from ..errors import UsageError
+
+    out = []
+    for value in values:
+        name, sep, rest = value.partition(":")
+        if not sep or not name.strip():
+            raise UsageError(f"-H takes 'Name: value', got {value!r}")
+        out.append((name.strip(), rest.strip()))
+    return out
+
+
+def run_command(
+    files: Annotated[list[str], typer.Argument(help="The InferenceGraph and the InferenceServices it names (files, directories or -).")],
+    backend: Annotated[list[str] | None, typer.Option("--backend", "-b", help="NAME=URL: the isvc (or serviceUrl host) NAME is served at URL.")] = None,
+    model: Annotated[list[str] | None, typer.Option("--model", help="NAME=PATH: start python -m server with this ONNX model for isvc NAME.")] = None,
+    name: Annotated[str | None, typer.Option("--name", help="The InferenceGraph to run when the inputs hold several.")] = None,
+    port: Annotated[int, typer.Option("--port", help="Port the graph is served on (127.0.0.1).")] = 8080,
+    data: Annotated[str | None, typer.Option("--data", "-d", help="Send one request (JSON, @FILE or @-), print the answer, exit.")] = None,
+    header: Annotated[list[str] | None, typer.Option("-H", "--header", help="'Name: value' header of the --data request.")] = None,
+    trace: Annotated[bool, typer.Option("--trace", help="Print each step's request, response, status and time (stderr).")] = False,
+) -> None:
+    """Run an InferenceGraph on this machine, its steps pointed at local model servers."""
+
+    def body() -> int:
+        import asyncio
+
+        from ..errors import UsageError
+        from ..graph import run as local
+
+        try:
+            import router  # noqa: F401 - the router needs aiohttp (the "router" extra)
+        except ImportError as exc:
+            raise UsageError(f"graph run needs the router's dependencies: pip install 'kserve-compile[router]' ({exc})") from None
+        request = _request_body(data) if data is not None else None
+        plan = local.plan_local(files, local.parse_pairs(backend or [], "--backend"), local.parse_pairs(model or [], "--model"),
+                                name=name)
+        for note in plan.notes:
+            sys.stderr.write(f"note: {note}\n")
+        procs = local.start_models(plan.models, sys.stderr)
+        try:
+            return asyncio.run(local.run_local(plan, port=port, data=request, headers=_headers(header or []), trace=trace,
+                                         out=sys.stdout, err=sys.stderr))
+        finally:
+            local.stop_models(procs)
+
+    guarded(body)
+
+
+def show_command(
+    files: Annotated[list[str], typer.Argument(help="Files or directories holding the InferenceGraph (or -).")],
+    output: Annotated[str, typer.Option("-o", "--output", help="mermaid or svg.")] = "mermaid",
+    name: Annotated[str | None, typer.Option("--name", help="The InferenceGraph to draw when the inputs hold several.")] = None,
+) -> None:
+    """Draw an InferenceGraph: nodes, router types, weights, conditions, Hard/Soft dependencies."""
+
+    def body() -> int:
+        from ..errors import UsageError
+        from ..graph.run import load_graph
+        from ..graph.show import FORMATS
+
+        draw = FORMATS.get(output)
+        if draw is None:
+            raise UsageError(f"unknown output format {output!r}: use {' or '.join(sorted(FORMATS))}")
+        graph, _, _ = load_graph(files, name)
+        sys.stdout.buffer.write(draw(graph).encode("utf-8"))
+        sys.stdout.flush()
+        return 0
+
+    guarded(body)
+
+
+def register(app: typer.Typer) -> None:
+    graph_app = typer.Typer(no_args_is_help=True, help="Run or draw an InferenceGraph locally.")
+    graph_app.command("run")(run_command)
+    graph_app.command("show")(show_command)
+    app.add_typer(graph_app, name="graph")

@@ -1,0 +1,5 @@
+"""``python -m router``: see :mod:`router.main`."""
+
+from router.main import main
+
+raise SystemExit(main())
