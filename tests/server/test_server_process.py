@@ -38,7 +38,7 @@ def test_bad_model_dir_is_a_clear_error(tmp_path: Path) -> None:
         cwd=ROOT, capture_output=True, text=True, timeout=60,
     )
     assert done.returncode == 2
-    assert "is not a directory" in done.stderr and "Traceback" not in done.stderr
+    assert "no such directory" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_runtime_renders_onto_this_server() -> None:

@@ -1,0 +1,109 @@
+"""Per-model inference statistics as Triton reports them, and the Prometheus counters derived from them.
+
+Mirrors Triton's statistics extension (``GET /v2/models/{m}/stats``, gRPC ``ModelStatistics``:
+``inference_stats.success/fail/queue/compute_input/compute_infer/compute_output`` as ``{count, ns}``,
+``inference_count`` in batch rows, ``execution_count`` in ONNX Runtime runs, ``last_inference`` in ms since
+the epoch) and its metric names (``nv_inference_request_success``, ``nv_inference_request_failure`` with a
+``reason`` label, ``nv_inference_count``, ``nv_inference_exec_count``, the ``*_duration_us`` counters),
+labelled ``model`` / ``version`` as Triton labels them. One instance of a model has one ModelStats: a reload
+starts from zero, as in Triton. Stages here: compute_input = decoding the request, compute_infer = waiting
+for and running ONNX Runtime, compute_output = encoding the response; nothing is queued before decoding, so
+``queue`` counts requests with zero time.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator
+
+from prometheus_client.metrics_core import Metric
+
+# failure reason labels, Triton's
+REJECTED, BACKEND, OTHER = "REJECTED", "BACKEND", "OTHER"
+STAGES = ("success", "fail", "queue", "compute_input", "compute_infer", "compute_output", "cache_hit", "cache_miss")
+
+
+class Duration:
+    __slots__ = ("count", "ns")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.ns = 0
+
+    def add(self, seconds: float) -> None:
+        self.count += 1
+        self.ns += int(seconds * 1e9)
+
+    def as_dict(self) -> dict[str, int]:
+        return {"count": self.count, "ns": self.ns}
+
+
+class ModelStats:
+    """Counters of one model instance; updated on the event loop only (no locks)."""
+
+    def __init__(self) -> None:
+        self.durations = {stage: Duration() for stage in STAGES}
+        self.inference_count = 0
+        self.execution_count = 0
+        self.last_inference_ms = 0
+        self.failures: dict[str, int] = {}
+
+    def success(self, rows: int, started: float, decoded: float, predicted: float, done: float) -> None:
+        d = self.durations
+        d["success"].add(done - started)
+        d["queue"].add(0.0)
+        d["compute_input"].add(decoded - started)
+        d["compute_infer"].add(predicted - decoded)
+        d["compute_output"].add(done - predicted)
+        self.inference_count += rows
+        self.last_inference_ms = int(time.time() * 1000)
+
+    def failure(self, reason: str, seconds: float) -> None:
+        self.durations["fail"].add(seconds)
+        self.failures[reason] = self.failures.get(reason, 0) + 1
+        self.last_inference_ms = int(time.time() * 1000)
+
+    def triton(self, name: str, version: str) -> dict[str, object]:
+        """The JSON Triton's HTTP statistics endpoint gives for one model."""
+        return {
+            "name": name,
+            "version": version,
+            "last_inference": self.last_inference_ms,
+            "inference_count": self.inference_count,
+            "execution_count": self.execution_count,
+            "inference_stats": {stage: d.as_dict() for stage, d in self.durations.items()},
+            "batch_stats": [],
+        }
+
+
+def _counter(name: str, doc: str) -> Metric:
+    return Metric(name, doc, "counter")
+
+
+class StatsCollector:
+    """A prometheus_client collector over the models ``source()`` yields as (name, version, stats)."""
+
+    def __init__(self, source: Callable[[], Iterable[tuple[str, str, ModelStats]]]) -> None:
+        self.source = source
+
+    def collect(self) -> Iterator[Metric]:
+        success = _counter("nv_inference_request_success", "Number of successful inference requests, all batch sizes")
+        failure = _counter("nv_inference_request_failure", "Number of failed inference requests, all batch sizes")
+        count = _counter("nv_inference_count", "Number of inferences performed (batch rows)")
+        executions = _counter("nv_inference_exec_count", "Number of model executions performed")
+        stages = {
+            "success": _counter("nv_inference_request_duration_us", "Cumulative inference request duration in microseconds"),
+            "compute_input": _counter("nv_inference_compute_input_duration_us", "Cumulative compute input duration in microseconds"),
+            "compute_infer": _counter("nv_inference_compute_infer_duration_us", "Cumulative compute inference duration in microseconds"),
+            "compute_output": _counter("nv_inference_compute_output_duration_us", "Cumulative compute output duration in microseconds"),
+        }
+        for name, version, stats in self.source():
+            labels = {"model": name, "version": version}
+            success.add_sample(success.name, labels, stats.durations["success"].count)
+            for reason in (REJECTED, BACKEND, OTHER):
+                failure.add_sample(failure.name, {**labels, "reason": reason}, stats.failures.get(reason, 0))
+            count.add_sample(count.name, labels, stats.inference_count)
+            executions.add_sample(executions.name, labels, stats.execution_count)
+            for stage, metric in stages.items():
+                metric.add_sample(metric.name, labels, stats.durations[stage].ns // 1000)
+        yield from (success, failure, count, executions, *stages.values())
