@@ -45,7 +45,7 @@ class RunningServer:
         return self.log.read_text()
 
 
-def start_server(model_dir: Path, log: Path, *extra: str, model_name: str = "model") -> RunningServer:
+def start_server(model_dir: Path, log: Path, *extra: str, model_name: str = "model", preexec_fn=None) -> RunningServer:  # type: ignore[no-untyped-def]
     http_port, grpc_port = free_port(), free_port()
     args = [
         sys.executable, "-m", "server",
@@ -57,7 +57,8 @@ def start_server(model_dir: Path, log: Path, *extra: str, model_name: str = "mod
         *extra,
     ]
     handle = log.open("w")
-    process = subprocess.Popen(args, cwd=ROOT, stdout=handle, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    process = subprocess.Popen(args, cwd=ROOT, stdout=handle, stderr=subprocess.STDOUT,
+                               env={**os.environ, "PYTHONUNBUFFERED": "1"}, preexec_fn=preexec_fn)
     running = RunningServer(f"http://127.0.0.1:{http_port}", f"127.0.0.1:{grpc_port}", http_port, grpc_port, process, log)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
