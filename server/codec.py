@@ -23,7 +23,7 @@ _U32 = struct.Struct("<I")
 class InferRequest:
     """A decoded V2 request: ONNX feeds plus which outputs to compute and how to send each."""
 
-    __slots__ = ("id", "feeds", "outputs", "binary")
+    __slots__ = ("binary", "feeds", "id", "outputs")
 
     def __init__(self, id: str | None, feeds: dict[str, np.ndarray], outputs: list[str], binary: list[bool]) -> None:
         self.id = id

@@ -11,9 +11,9 @@ import grpc
 import numpy as np
 
 from server import codec
-from server.hotpath import log_failure, observe
 from server.datatypes import GRPC_CONTENTS_FIELD, v2_from_numpy
 from server.errors import InvalidInput, ModelNotFound, ServerError
+from server.hotpath import log_failure, observe
 from server.model import OnnxModel
 from server.proto import messages as pb
 from server.state import ServerState

@@ -7,7 +7,6 @@ and exit status 2; in a repository, a model that fails is left unavailable and t
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import logging.config

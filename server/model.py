@@ -192,7 +192,7 @@ class OnnxModel:
                     binding.bind_output(name, self._bind_device)
                 session.run_with_iobinding(binding)
                 results = binding.copy_outputs_to_cpu()
-        except Exception as exc:  # noqa: BLE001 - ORT raises its own Fail/InvalidArgument/RuntimeException types
+        except Exception as exc:
             if type(exc).__name__ == "InvalidArgument":  # ORT's input checks: the request's fault
                 raise InvalidInput(f"model {self.name} rejected the input: {' '.join(str(exc).split())}") from exc
             raise InferenceFailed(f"inference failed for model {self.name}: {exc}") from exc

@@ -110,7 +110,7 @@ def build_app(state: ServerState) -> ASGIApp:
         return json_response({"model_stats": rows})
 
     async def prometheus(request: Request) -> Response:
-        body, content_type = metrics.exposition(request.headers.get("accept", ""))
+        body, content_type = metrics.exposition(request.headers.get("accept", ""), state.collector)
         return Response(body, media_type=content_type)
 
     # --- inference (the unversioned routes are normally answered by hotpath.FastPath first) -------

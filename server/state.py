@@ -20,7 +20,7 @@ from server.model import OnnxModel, SessionSettings
 from server.providers import default_providers
 from server.repository import ModelRepository
 from server.runner import InferenceRunner
-from server.stats import ModelStats
+from server.stats import ModelStats, StatsCollector
 
 logger = logging.getLogger("server")
 
@@ -44,31 +44,19 @@ class ServerState:
         self.runner: InferenceRunner | None = None
         self._inline_us = options.inline_inference_us
         self._lock: asyncio.Lock | None = None
-        self._collector: object | None = None
+        self.collector = StatsCollector(self.model_stats)
 
     def start(self) -> None:
-        """Start the inference threads and the metrics (in the serving process, after any fork/spawn)."""
+        """Start the inference threads and batchers (in the serving process, after any fork/spawn)."""
         if self.runner is None:
             self.runner = InferenceRunner(self.options.max_threads)
         for model in self.repository.models.values():
             self._attach_batcher(model)
-        if self._collector is None:
-            from prometheus_client import REGISTRY
-
-            from server.stats import StatsCollector
-
-            self._collector = StatsCollector(self.model_stats)
-            REGISTRY.register(self._collector)  # type: ignore[arg-type]
 
     def stop(self) -> None:
         if self.runner is not None:
             self.runner.close()
             self.runner = None
-        if self._collector is not None:
-            from prometheus_client import REGISTRY
-
-            REGISTRY.unregister(self._collector)  # type: ignore[arg-type]
-            self._collector = None
 
     def ready(self) -> bool:
         return all(m.ready for m in self.repository.models.values())

@@ -107,3 +107,20 @@ class StatsCollector:
             for stage, metric in stages.items():
                 metric.add_sample(metric.name, labels, stats.durations[stage].ns // 1000)
         yield from (success, failure, count, executions, *stages.values())
+
+
+def _escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
+
+
+def classic_text(collector: StatsCollector) -> bytes:
+    """Prometheus text format with Triton's exact names (prometheus_client would add ``_total`` to the
+    TYPE line of a counter, which then no longer names its samples)."""
+    lines: list[str] = []
+    for metric in collector.collect():
+        lines.append(f"# HELP {metric.name} {metric.documentation}")
+        lines.append(f"# TYPE {metric.name} counter")
+        for sample in metric.samples:
+            labels = ",".join(f'{k}="{_escape(v)}"' for k, v in sorted(sample.labels.items()))
+            lines.append(f"{sample.name}{{{labels}}} {float(sample.value)}")
+    return ("\n".join(lines) + "\n").encode() if lines else b""

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import os
-import resource
 import socket
 import threading
 import time
 from pathlib import Path
 
 import httpx
-import numpy as np
 import orjson
 import pytest
 import server_models
@@ -97,14 +95,10 @@ def test_stalled_body_times_out_with_408(strict) -> None:  # type: ignore[no-unt
         assert sock.recv(100).startswith(b"HTTP/1.1 200")
 
 
-def _limit_fds() -> None:
-    resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
-
-
 def test_slow_clients_cannot_take_every_descriptor(tmp_path: Path) -> None:
     """300 clients that never finish their headers, against a 256-descriptor server: it stays reachable."""
     server_models.mlp(tmp_path / "models" / "model.onnx")
-    running = start_server(tmp_path / "models", tmp_path / "log", "--enable_grpc", "false", preexec_fn=_limit_fds)
+    running = start_server(tmp_path / "models", tmp_path / "log", "--enable_grpc", "false", nofile=256)
     slow: list[socket.socket] = []
     try:
         for _ in range(300):
@@ -132,7 +126,7 @@ def test_large_bodies_are_decoded_off_the_event_loop(tmp_path: Path) -> None:
     model = state.repository.get("model")
     inference = Inference(state)
     threads: list[str] = []
-    import server.codec as codec
+    from server import codec
 
     original = codec.decode_v2
 
