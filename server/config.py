@@ -48,6 +48,7 @@ class Options:
     body_timeout: float = 30.0
     max_connections: int = 0
     large_request_bytes: int = 256 * 1024
+    process_decode_bytes: int = 8 * MIB
 
     def limits(self):  # type: ignore[no-untyped-def]
         """The connection limits of the HTTP protocol (server.http_protocol.Limits)."""
@@ -152,6 +153,8 @@ def build_parser() -> argparse.ArgumentParser:
          help="open HTTP connections per process (0: the open-file limit less a reserve)")
     _add(p, "--large_request_bytes", type=int, default=d.large_request_bytes,
          help="request bodies from this size are decoded on a thread, off the event loop")
+    _add(p, "--process_decode_bytes", type=int, default=d.process_decode_bytes,
+         help="JSON bodies from this size are decoded in a helper process (0: never)")
     return p
 
 

@@ -33,13 +33,15 @@ class Inference:
     """The two inference endpoints, independent of the web framework.
 
     Bodies from ``--large_request_bytes`` up are decoded (and large results encoded) on the default
-    executor, so one big or malformed request cannot hold the event loop for the others.
+    executor, so one big or malformed request cannot hold the event loop for the others; very large JSON
+    bodies go to a helper process (server.decode_pool).
     """
 
     def __init__(self, state: ServerState) -> None:
         self.state = state
         self.latency_log = state.options.enable_latency_logging
         self.large = state.options.large_request_bytes
+        self.pool = state.decode_pool
 
     def _offload(self, fn, *args) -> asyncio.Future:  # type: ignore[no-untyped-def]
         return asyncio.get_running_loop().run_in_executor(None, fn, *args)
@@ -49,6 +51,8 @@ class Inference:
         try:
             if len(body) < self.large:
                 decoded = codec.decode_v2(model, body, header_length)
+            elif self.pool.wants(model, len(body), header_length):
+                decoded = await self.pool.decode_v2(model, body)
             else:
                 decoded = await self._offload(codec.decode_v2, model, body, header_length)
             decoded_at = time.perf_counter()
@@ -69,6 +73,8 @@ class Inference:
         try:
             if len(body) < self.large:
                 feeds = codec.decode_v1(model, body)
+            elif self.pool.wants(model, len(body), None):
+                feeds = await self.pool.decode_v1(model, body)
             else:
                 feeds = await self._offload(codec.decode_v1, model, body)
             decoded_at = time.perf_counter()

@@ -34,6 +34,20 @@ class TensorSpec:
 
 
 @dataclass(frozen=True)
+class ModelSignature:
+    """What decoding a request needs to know of a model: picklable, for the decode helper process."""
+
+    name: str
+    inputs: list[TensorSpec]
+    outputs: list[TensorSpec]
+    input_by_name: dict[str, TensorSpec]
+    output_by_name: dict[str, TensorSpec]
+    output_names: list[str]
+    shared_dims: list[tuple[str, list[tuple[str, int]]]]
+    has_strings: bool
+
+
+@dataclass(frozen=True)
 class SessionSettings:
     """How every session of this server is built."""
 
@@ -83,6 +97,7 @@ class OnnxModel:
         self._metadata: dict[str, object] | None = None
         self.batcher = None  # set by ServerState when dynamic batching is on
         self.shared_dims: list[tuple[str, list[tuple[str, int]]]] = []
+        self.signature: ModelSignature | None = None
         self.stats = ModelStats()
         self.warmup_ms: float | None = None
         # Running cost estimate in µs per input element (EWMA); None until the model has run once.
@@ -114,6 +129,10 @@ class OnnxModel:
         self.output_by_name = {s.name: s for s in self.outputs}
         self.output_names = [s.name for s in self.outputs]
         has_strings = any(s.datatype == "BYTES" for s in self.inputs + self.outputs)
+        self.signature = ModelSignature(
+            self.name, self.inputs, self.outputs, self.input_by_name, self.output_by_name, self.output_names,
+            self.shared_dims, has_strings,
+        )
         # I/O binding keeps CUDA outputs in device buffers ORT owns until one copy back; string
         # tensors live on the CPU only, so those models use the plain call.
         self._bind_device = "cuda" if self.providers[0] == CUDA and not has_strings else None

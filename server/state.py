@@ -15,6 +15,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from server.config import Options
+from server.decode_pool import DecodePool
 from server.errors import ModelNotReady
 from server.model import OnnxModel, SessionSettings
 from server.providers import default_providers
@@ -45,6 +46,7 @@ class ServerState:
         self._inline_us = options.inline_inference_us
         self._lock: asyncio.Lock | None = None
         self.collector = StatsCollector(self.model_stats)
+        self.decode_pool = DecodePool(options.process_decode_bytes)
 
     def start(self) -> None:
         """Start the inference threads and batchers (in the serving process, after any fork/spawn)."""
@@ -57,6 +59,7 @@ class ServerState:
         if self.runner is not None:
             self.runner.close()
             self.runner = None
+        self.decode_pool.close()
 
     def ready(self) -> bool:
         return all(m.ready for m in self.repository.models.values())

@@ -11,12 +11,14 @@ import time
 from pathlib import Path
 
 import httpx
+import numpy as np
 import orjson
 import pytest
 import server_models
 from conftest import start_server, stop_server
 
 from server.config import Options
+from server.errors import InvalidInput
 from server.hotpath import Inference
 from server.state import ServerState
 
@@ -120,7 +122,8 @@ def test_slow_clients_cannot_take_every_descriptor(tmp_path: Path) -> None:
 
 def test_large_bodies_are_decoded_off_the_event_loop(tmp_path: Path) -> None:
     server_models.mlp(tmp_path / "model.onnx")
-    options = Options(model_dir=str(tmp_path), warmup=False, large_request_bytes=1000, inline_inference_us=1e9)
+    options = Options(model_dir=str(tmp_path), warmup=False, large_request_bytes=1000, inline_inference_us=1e9,
+                      process_decode_bytes=0)
     state = ServerState(options)
     state.load_all()
     model = state.repository.get("model")
@@ -153,3 +156,33 @@ def test_large_bodies_are_decoded_off_the_event_loop(tmp_path: Path) -> None:
     assert threads[0] == "MainThread" and threads[1] != "MainThread", threads
     assert model.stats.inference_count == 2 and model.stats.durations["success"].count == 2
     assert os.environ.get("ONNXSERVER_OPTIONS") is None
+
+
+def test_very_large_json_bodies_are_decoded_in_a_helper_process(tmp_path: Path) -> None:
+    server_models.mlp(tmp_path / "model.onnx")
+    options = Options(model_dir=str(tmp_path), warmup=False, large_request_bytes=100, process_decode_bytes=1000)
+    state = ServerState(options)
+    state.load_all()
+    model = state.repository.get("model")
+    inference = Inference(state)
+    x = np.arange(400, dtype=np.float32).reshape(100, 4) / 7
+    good = orjson.dumps({"inputs": [{"name": "x", "shape": [100, 4], "datatype": "FP32", "data": x.reshape(-1).tolist()}]})
+    bad = orjson.dumps({"inputs": [{"name": "x", "shape": [100, 4], "datatype": "FP32", "data": [1.5] * 399}]})
+
+    async def run() -> tuple[bytes, str]:
+        state.start()
+        try:
+            payload, _ = await inference.v2(model, good, None, "r1")
+            with pytest.raises(InvalidInput) as caught:
+                await inference.v2(model, bad, None, "r2")
+            assert state.decode_pool.started
+            return payload, caught.value.message
+        finally:
+            state.stop()
+
+    payload, message = asyncio.run(run())
+    expected = model.run({"x": x}, ["scores"])[0]
+    scores = next(o for o in orjson.loads(payload)["outputs"] if o["name"] == "scores")
+    np.testing.assert_allclose(scores["data"], expected.reshape(-1), rtol=1e-6)
+    assert "needs 400 elements, data has 399" in message
+    assert model.stats.durations["fail"].count == 1 and model.stats.failures == {"REJECTED": 1}
