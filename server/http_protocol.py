@@ -75,7 +75,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self._awaiting_headers = True
         self._body_done = True
         self._header_bytes = 0
-        self._idle_since: float | None = time.monotonic()
+        self._since = time.monotonic()  # when the current request (or the connection) began
         # When this connection times out (monotonic seconds); None while idle between requests
         # (uvicorn's keep-alive timeout covers that) or while the application holds the request.
         self._deadline: float | None = None
@@ -96,12 +96,18 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
             BoundedHttpToolsProtocol._sweeping = True
             self.loop.call_later(self._sweep_interval(), self._sweep)
 
+    def _waiting(self) -> bool:
+        """Idle between requests or still sending headers: nothing of the application waits on it."""
+        cycle = self.cycle
+        return self._awaiting_headers and (cycle is None or cycle.response_complete) and not self.pipeline
+
     def _evict_one(self) -> bool:
         """Close the connection that has waited longest for a request; False when all are busy."""
         oldest: BoundedHttpToolsProtocol | None = None
         for other in self.connections:
-            since = getattr(other, "_idle_since", None)
-            if other is not self and since is not None and (oldest is None or since < oldest._idle_since):  # type: ignore[operator]
+            if other is self or not isinstance(other, BoundedHttpToolsProtocol) or not other._waiting():
+                continue
+            if oldest is None or other._since < oldest._since:
                 oldest = other
         if oldest is None:
             return False
@@ -110,7 +116,6 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
 
     def _refuse(self, status: int, reason: str, message: str) -> None:
         self._deadline = None
-        self._idle_since = None
         self.connections.discard(self)
         if not self.transport.is_closing():
             self.transport.write(_response(status, reason, message))
@@ -146,7 +151,8 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         if self._awaiting_headers:
             self._header_bytes += len(data)
             if self._deadline is None:  # the first bytes after an idle keep-alive period
-                self._deadline = time.monotonic() + self._limits.header_timeout
+                self._since = now = time.monotonic()
+                self._deadline = now + self._limits.header_timeout
         super().data_received(data)
         if self._awaiting_headers:
             if self._header_bytes > self._limits.max_header_bytes and not self.transport.is_closing():
@@ -159,8 +165,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self._awaiting_headers = False
         self._body_done = False
         self._header_bytes = 0
-        self._idle_since = None
-        self._deadline = time.monotonic() + self._limits.body_timeout
+        self._deadline = None  # set after this read if the body is not complete
         super().on_headers_complete()
 
     def on_message_complete(self) -> None:
@@ -168,11 +173,6 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self._awaiting_headers = True
         self._deadline = None
         super().on_message_complete()
-
-    def on_response_complete(self) -> None:
-        super().on_response_complete()
-        if self._awaiting_headers and not self.pipeline:
-            self._idle_since = time.monotonic()
 
 
 def limits_from_environment() -> Limits:

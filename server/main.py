@@ -180,8 +180,8 @@ def check_ports(options: Options) -> None:
 
 def prepare(options: Options) -> ServerState | None:
     """Everything that can fail before serving: ports, ``model_dir``, the models (one process only)."""
-    check_ports(options)
     state = ServerState(options)  # ValueError: bad layout, --device cuda without a GPU
+    check_ports(options)
     state.load_all()  # RepositoryError: the single model fails, no model at all
     if options.workers > 1:
         return None  # checked once here; every worker loads its own copy

@@ -20,48 +20,60 @@ from prometheus_client.metrics_core import Metric
 
 # failure reason labels, Triton's
 REJECTED, BACKEND, OTHER = "REJECTED", "BACKEND", "OTHER"
-STAGES = ("success", "fail", "queue", "compute_input", "compute_infer", "compute_output", "cache_hit", "cache_miss")
-
-
-class Duration:
-    __slots__ = ("count", "ns")
-
-    def __init__(self) -> None:
-        self.count = 0
-        self.ns = 0
-
-    def add(self, seconds: float) -> None:
-        self.count += 1
-        self.ns += int(seconds * 1e9)
-
-    def as_dict(self) -> dict[str, int]:
-        return {"count": self.count, "ns": self.ns}
 
 
 class ModelStats:
-    """Counters of one model instance; updated on the event loop only (no locks)."""
+    """Counters of one model instance, updated on the event loop only (no locks). Cumulative times are kept
+    in float seconds (cheapest to add per request) and reported in integer ns / µs."""
+
+    __slots__ = (
+        "execution_count",
+        "fail_count",
+        "fail_s",
+        "failures",
+        "infer_s",
+        "inference_count",
+        "input_s",
+        "last_inference_ms",
+        "output_s",
+        "success_count",
+        "success_s",
+    )
 
     def __init__(self) -> None:
-        self.durations = {stage: Duration() for stage in STAGES}
+        self.success_count = 0
+        self.success_s = self.input_s = self.infer_s = self.output_s = 0.0
+        self.fail_count = 0
+        self.fail_s = 0.0
         self.inference_count = 0
         self.execution_count = 0
         self.last_inference_ms = 0
         self.failures: dict[str, int] = {}
 
     def success(self, rows: int, started: float, decoded: float, predicted: float, done: float) -> None:
-        d = self.durations
-        d["success"].add(done - started)
-        d["queue"].add(0.0)
-        d["compute_input"].add(decoded - started)
-        d["compute_infer"].add(predicted - decoded)
-        d["compute_output"].add(done - predicted)
+        self.success_count += 1
+        self.success_s += done - started
+        self.input_s += decoded - started
+        self.infer_s += predicted - decoded
+        self.output_s += done - predicted
         self.inference_count += rows
         self.last_inference_ms = int(time.time() * 1000)
 
     def failure(self, reason: str, seconds: float) -> None:
-        self.durations["fail"].add(seconds)
+        self.fail_count += 1
+        self.fail_s += seconds
         self.failures[reason] = self.failures.get(reason, 0) + 1
         self.last_inference_ms = int(time.time() * 1000)
+
+    def durations(self) -> dict[str, dict[str, int]]:
+        """Triton's ``inference_stats``: ``{stage: {count, ns}}``."""
+        count = self.success_count
+        stages = {
+            "success": (count, self.success_s), "fail": (self.fail_count, self.fail_s), "queue": (count, 0.0),
+            "compute_input": (count, self.input_s), "compute_infer": (count, self.infer_s),
+            "compute_output": (count, self.output_s), "cache_hit": (0, 0.0), "cache_miss": (0, 0.0),
+        }
+        return {stage: {"count": n, "ns": int(seconds * 1e9)} for stage, (n, seconds) in stages.items()}
 
     def triton(self, name: str, version: str) -> dict[str, object]:
         """The JSON Triton's HTTP statistics endpoint gives for one model."""
@@ -71,7 +83,7 @@ class ModelStats:
             "last_inference": self.last_inference_ms,
             "inference_count": self.inference_count,
             "execution_count": self.execution_count,
-            "inference_stats": {stage: d.as_dict() for stage, d in self.durations.items()},
+            "inference_stats": self.durations(),
             "batch_stats": [],
         }
 
@@ -99,13 +111,14 @@ class StatsCollector:
         }
         for name, version, stats in self.source():
             labels = {"model": name, "version": version}
-            success.add_sample(success.name, labels, stats.durations["success"].count)
+            durations = stats.durations()
+            success.add_sample(success.name, labels, stats.success_count)
             for reason in (REJECTED, BACKEND, OTHER):
                 failure.add_sample(failure.name, {**labels, "reason": reason}, stats.failures.get(reason, 0))
             count.add_sample(count.name, labels, stats.inference_count)
             executions.add_sample(executions.name, labels, stats.execution_count)
             for stage, metric in stages.items():
-                metric.add_sample(metric.name, labels, stats.durations[stage].ns // 1000)
+                metric.add_sample(metric.name, labels, durations[stage]["ns"] // 1000)
         yield from (success, failure, count, executions, *stages.values())
 
 

@@ -154,7 +154,7 @@ def test_large_bodies_are_decoded_off_the_event_loop(tmp_path: Path) -> None:
     finally:
         codec.decode_v2 = original
     assert threads[0] == "MainThread" and threads[1] != "MainThread", threads
-    assert model.stats.inference_count == 2 and model.stats.durations["success"].count == 2
+    assert model.stats.inference_count == 2 and model.stats.success_count == 2
     assert os.environ.get("ONNXSERVER_OPTIONS") is None
 
 
@@ -185,4 +185,4 @@ def test_very_large_json_bodies_are_decoded_in_a_helper_process(tmp_path: Path) 
     scores = next(o for o in orjson.loads(payload)["outputs"] if o["name"] == "scores")
     np.testing.assert_allclose(scores["data"], expected.reshape(-1), rtol=1e-6)
     assert "needs 400 elements, data has 399" in message
-    assert model.stats.durations["fail"].count == 1 and model.stats.failures == {"REJECTED": 1}
+    assert model.stats.fail_count == 1 and model.stats.failures == {"REJECTED": 1}
