@@ -22,10 +22,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from serve import procs  # noqa: E402
-from serve.bodies import body  # noqa: E402
-from serve.load import measure  # noqa: E402
-from serve.models import build_mlp, sample_rows  # noqa: E402
+from serve import procs
+from serve.bodies import body
+from serve.load import measure
+from serve.models import build_mlp, sample_rows
 
 
 def main() -> int:
@@ -62,8 +62,9 @@ def main() -> int:
 
 def render(results: dict[tuple[int, int], list[tuple[float, float, int]]], args: argparse.Namespace,
            client_cpu: int | None) -> str:
-    lines = [f"# serve_workers · {time.strftime('%Y-%m-%d %H:%M')} · {os.cpu_count()} CPUs · wrk -t1 on CPU "
-             f"{client_cpu} · {args.rounds} rounds × {args.seconds} s · mlp V2 JSON batch 1", "",
+    title = (f"# serve_workers · {time.strftime('%Y-%m-%d %H:%M')} · {os.cpu_count()} CPUs · wrk -t1 on CPU "
+             f"{client_cpu} · {args.rounds} rounds × {args.seconds} s · mlp V2 JSON batch 1")
+    lines = [title, "",
              "| workers | c | req/s | × N=1 | p99 ms | errors |", "|---:|---:|---:|---:|---:|---:|"]
     for c in args.connections:
         base = [r[0] for r in results[(args.workers[0], c)]]

@@ -38,10 +38,9 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-import numpy as np  # noqa: E402
-
-from serve import procs  # noqa: E402
-from serve.models import build_mlp  # noqa: E402
+import numpy as np
+from serve import procs
+from serve.models import build_mlp
 
 NOFILE = 1024
 BYTES_ELEMENTS = 15_000_000
@@ -53,7 +52,7 @@ def build_models(root: Path) -> None:
     import onnx
     from onnx import TensorProto, helper
 
-    build_mlp(root / "mlp")
+    build_mlp(root)  # root/mlp/model.onnx
     graph = helper.make_graph(
         [helper.make_node("Identity", ["s"], ["t"])], "strings",
         [helper.make_tensor_value_info("s", TensorProto.STRING, ["n"])],
@@ -104,6 +103,9 @@ def probe(port: int, stop: threading.Event, samples: list[float], errors: list[f
         time.sleep(0.02)
 
 
+ANSWERS: list[bytes] = []  # status lines the attacks got, to show they reached the code they aim at
+
+
 def repeat_post(port: int, path: str, headers: bytes, body: bytes) -> Callable[[threading.Event], None]:
     request = (b"POST %s HTTP/1.1\r\nHost: bench\r\nContent-Length: %d\r\n" % (path.encode(), len(body))) + headers + b"\r\n"
 
@@ -113,7 +115,7 @@ def repeat_post(port: int, path: str, headers: bytes, body: bytes) -> Callable[[
                 with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
                     sock.sendall(request)
                     sock.sendall(body)
-                    sock.recv(65536)
+                    ANSWERS.append(sock.recv(65536).split(b"\r\n", 1)[0])
             except OSError:
                 time.sleep(0.05)
 
@@ -174,7 +176,7 @@ def measure(port: int, attacker: Callable[[threading.Event], None] | None, secon
     every = sorted(samples + errors)
     if not every:
         return {"p50": float("nan"), "p99": float("nan"), "max": float("nan"), "errors": 0, "n": 0}
-    p99 = every[min(len(every) - 1, int(round(0.99 * (len(every) - 1))))]
+    p99 = every[min(len(every) - 1, round(0.99 * (len(every) - 1)))]
     return {"p50": statistics.median(every) * 1e3, "p99": p99 * 1e3, "max": every[-1] * 1e3,
             "errors": len(errors), "n": len(every)}
 
@@ -211,10 +213,12 @@ def scenario_table(port: int, seconds: float) -> dict[str, dict[str, float]]:
     }
     results = {}
     for name, attack in attacks.items():
+        ANSWERS.clear()
         results[name] = measure(port, attack, seconds)
+        answers = sorted({a.decode(errors="replace") for a in ANSWERS})
         print(f"  {name:9s} p50 {results[name]['p50']:8.1f}  p99 {results[name]['p99']:8.1f}  "
-              f"max {results[name]['max']:8.1f} ms  errors {results[name]['errors']}/{results[name]['n']}",
-              file=sys.stderr)
+              f"max {results[name]['max']:8.1f} ms  errors {results[name]['errors']}/{results[name]['n']}  "
+              f"attack answers: {len(ANSWERS)} {answers}", file=sys.stderr)
         time.sleep(1.0)
     return results
 
@@ -224,7 +228,7 @@ def main() -> int:
     ap.add_argument("--before", default="", help="also measure the server of this git commit (e.g. 9fc08f6)")
     ap.add_argument("--seconds", type=float, default=5.0, help="length of one scenario")
     args = ap.parse_args()
-    if subprocess.run(["which", "prlimit"], capture_output=True).returncode != 0:
+    if subprocess.run(["which", "prlimit"], capture_output=True, check=False).returncode != 0:
         print("prlimit (util-linux) is needed", file=sys.stderr)
         return 2
     cpus = sorted(os.sched_getaffinity(0))
@@ -249,8 +253,9 @@ def main() -> int:
 
 
 def render(table: dict[str, dict[str, dict[str, float]]], args: argparse.Namespace) -> str:
-    lines = [f"# server_responsiveness · {time.strftime('%Y-%m-%d %H:%M')} · {args.seconds:g} s per scenario · "
-             f"nofile {NOFILE}", "",
+    title = (f"# server_responsiveness · {time.strftime('%Y-%m-%d %H:%M')} · {args.seconds:g} s per scenario · "
+             f"nofile {NOFILE}")
+    lines = [title, "",
              "GET /v2/health/live, a new connection per probe every 20 ms; ms; errors = failed probes / probes", ""]
     header = "| scenario |" + "".join(f" {label} p50 | p99 | max | errors | p99/idle |" for label in table)
     lines += [header, "|---" * (1 + 5 * len(table)) + "|"]
