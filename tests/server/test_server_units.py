@@ -28,6 +28,17 @@ def test_kserve_flags_with_underscores_or_dashes() -> None:
     assert parse_options(["--model_dir", "/d", "--access_log_format", "%(h)s"]).enable_access_log
 
 
+def test_limits_take_durations() -> None:
+    options = parse_options(["--model_dir", "/d", "--header_timeout", "500ms", "--body_timeout", "2m", "--max_header_size", "4096"])
+    assert (options.header_timeout, options.body_timeout) == (0.5, 120.0)
+    limits = options.limits()
+    assert (limits.max_header_bytes, limits.header_timeout, limits.body_timeout) == (4096, 0.5, 120.0)
+    assert parse_options(["--model_dir", "/d", "--header-timeout", "0"]).header_timeout == 0.0
+    assert 16 <= limits.connection_cap()
+    with pytest.raises(SystemExit):
+        parse_options(["--model_dir", "/d", "--header_timeout", "soon"])
+
+
 def test_bad_flags_exit() -> None:
     with pytest.raises(SystemExit):
         parse_options(["--model_dir", "/d", "--enable_grpc", "maybe"])
