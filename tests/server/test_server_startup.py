@@ -72,6 +72,9 @@ def test_single_bad_model_is_a_one_line_error(tmp_path: Path) -> None:
     assert_one_line_error(done, "model.onnx is a link to a file outside the directory")
     done = run_server("--model_dir", str(tmp_path / "absent"), "--http_port", str(free_port()))
     assert_one_line_error(done, "absent: no such directory")
+    # with worker processes too: checked once in the parent, not a traceback per worker
+    done = run_server("--model_dir", str(tmp_path / "corrupt"), "--http_port", str(free_port()), "--workers", "2")
+    assert_one_line_error(done, "model.onnx", "Protobuf parsing failed")
 
 
 def test_ports_in_use_are_one_line_errors(tmp_path: Path, server: RunningServer) -> None:
