@@ -32,7 +32,7 @@ _V1_PREFIX, _V1_SUFFIX = "/v1/models/", ":predict"
 class Inference:
     """The two inference endpoints, independent of the web framework.
 
-    Bodies from ``--large_request_bytes`` up are decoded (and large results encoded) on the default
+    Bodies from ``--large_request_bytes`` up are decoded (and their results encoded) on the default
     executor, so one big or malformed request cannot hold the event loop for the others; very large JSON
     bodies go to a helper process (server.decode_pool).
     """
@@ -58,7 +58,7 @@ class Inference:
             decoded_at = time.perf_counter()
             results = await self.state.infer(model, decoded.feeds, decoded.outputs)
             predicted_at = time.perf_counter()
-            if _nbytes(results) < self.large:
+            if len(body) < self.large:  # large answers come from large requests
                 answer = codec.encode_v2(model, decoded, results)
             else:
                 answer = await self._offload(codec.encode_v2, model, decoded, results)
@@ -80,7 +80,7 @@ class Inference:
             decoded_at = time.perf_counter()
             results = await self.state.infer(model, feeds, model.output_names[:1])
             predicted_at = time.perf_counter()
-            if _nbytes(results) < self.large:
+            if len(body) < self.large:
                 answer = codec.encode_v1(results[0])
             else:
                 answer = await self._offload(codec.encode_v1, results[0])
@@ -98,10 +98,6 @@ class Inference:
                 "requestId: %s, preprocess_ms: %.3f, predict_ms: %.3f, postprocess_ms: %.3f",
                 request_id or "N.A.", (decoded - started) * 1e3, (predicted - decoded) * 1e3, (done - predicted) * 1e3,
             )
-
-
-def _nbytes(results: list) -> int:  # type: ignore[type-arg]
-    return sum(r.nbytes for r in results)
 
 
 def observe(model: OnnxModel, feeds: dict, started: float, decoded: float, predicted: float) -> None:  # type: ignore[type-arg]

@@ -34,7 +34,7 @@ class ModelStats:
         "infer_s",
         "inference_count",
         "input_s",
-        "last_inference_ms",
+        "last_done",
         "output_s",
         "success_count",
         "success_s",
@@ -47,7 +47,7 @@ class ModelStats:
         self.fail_s = 0.0
         self.inference_count = 0
         self.execution_count = 0
-        self.last_inference_ms = 0
+        self.last_done: float | None = None  # time.perf_counter() of the last request's end
         self.failures: dict[str, int] = {}
 
     def success(self, rows: int, started: float, decoded: float, predicted: float, done: float) -> None:
@@ -57,13 +57,20 @@ class ModelStats:
         self.infer_s += predicted - decoded
         self.output_s += done - predicted
         self.inference_count += rows
-        self.last_inference_ms = int(time.time() * 1000)
+        self.last_done = done
 
     def failure(self, reason: str, seconds: float) -> None:
         self.fail_count += 1
         self.fail_s += seconds
         self.failures[reason] = self.failures.get(reason, 0) + 1
-        self.last_inference_ms = int(time.time() * 1000)
+        self.last_done = time.perf_counter()
+
+    @property
+    def last_inference_ms(self) -> int:
+        """Milliseconds since the epoch of the last request's end (0: none yet)."""
+        if self.last_done is None:
+            return 0
+        return int((time.time() - (time.perf_counter() - self.last_done)) * 1000)
 
     def durations(self) -> dict[str, dict[str, int]]:
         """Triton's ``inference_stats``: ``{stage: {count, ns}}``."""
