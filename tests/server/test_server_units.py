@@ -167,3 +167,12 @@ def test_cost_estimate_decides_inline_runs(tmp_path: Path) -> None:
     cold = ModelRepository(tmp_path / "m", "m", CPU_ONLY)
     cold.load_all()
     assert cold.get("m").estimate_us(small) == float("inf")  # unknown cost: never inline
+
+
+def test_onnxruntime_input_checks_are_client_errors(tmp_path: Path) -> None:
+    server_models.mlp(tmp_path / "m" / "model.onnx")
+    repo = ModelRepository(tmp_path / "m", "m", CPU_ONLY)
+    repo.load_all()
+    model = repo.get("m")
+    with pytest.raises(InvalidInput, match="model m rejected the input"):
+        model.run({"x": np.zeros((1, 5), np.float32)}, ["label"])  # past the codec: ORT's InvalidArgument
