@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
+import math
 import time
 from collections.abc import Awaitable, Callable
 
@@ -57,7 +59,16 @@ def _tensor_metadata(spec: codec.TensorSpec) -> object:
     return pb.ModelMetadataResponse.TensorMetadata(name=spec.name, datatype=spec.datatype, shape=list(spec.shape))
 
 
+def _payload_bytes(request) -> int:  # type: ignore[no-untyped-def]
+    """About how many bytes of tensor data a ModelInferRequest carries (raw contents, or typed from the shapes)."""
+    if request.raw_input_contents:
+        return sum(len(blob) for blob in request.raw_input_contents)
+    return 4 * sum(math.prod(tensor.shape) for tensor in request.inputs)
+
+
 def build_handlers(state: ServerState) -> dict[str, grpc.RpcMethodHandler]:
+    large = state.options.large_request_bytes
+
     async def ServerLive(request: object, context: object) -> object:
         return pb.ServerLiveResponse(live=True)
 
@@ -87,12 +98,22 @@ def build_handlers(state: ServerState) -> dict[str, grpc.RpcMethodHandler]:
     async def ModelInfer(request, context):  # type: ignore[no-untyped-def]
         model = _model(state, request.model_name, request.model_version)
         started = time.perf_counter()
+        raw = len(request.raw_input_contents) > 0
+        big = _payload_bytes(request) >= large
         try:
-            feeds, outputs = decode_infer(model, request)
+            if not big:
+                feeds, outputs = decode_infer(model, request)
+            else:  # as over HTTP: a big request is decoded, and answered, off the event loop
+                feeds, outputs = await asyncio.get_running_loop().run_in_executor(None, decode_infer, model, request)
             decoded_at = time.perf_counter()
             results = await state.infer(model, feeds, outputs)
             predicted_at = time.perf_counter()
-            response = encode_infer(model, request, outputs, results, raw=len(request.raw_input_contents) > 0)
+            if not big:
+                response = encode_infer(model, request, outputs, results, raw)
+            else:
+                response = await asyncio.get_running_loop().run_in_executor(
+                    None, encode_infer, model, request, outputs, results, raw
+                )
         except Exception as exc:
             model.stats.failure(getattr(exc, "reason", OTHER), time.perf_counter() - started)
             raise
