@@ -189,9 +189,10 @@ def export_tree(ref: str, into: Path) -> Path:
     return into
 
 
-def run_server(label: str, tree: Path, model_dir: Path, cpu: int | None, log_dir: Path) -> procs.Server:
+def run_server(label: str, tree: Path, model_dir: Path, cpu: int | None, log_dir: Path,
+               extra: tuple[str, ...] = ()) -> procs.Server:
     argv = ["prlimit", f"--nofile={NOFILE}:{NOFILE}", sys.executable, "-m", "server", "--model_dir", str(model_dir),
-            "--http_port", "{port}", "--bind_address", "127.0.0.1", "--enable_grpc", "false"]
+            "--http_port", "{port}", "--bind_address", "127.0.0.1", "--enable_grpc", "false", *extra]
     env = {"PYTHONPATH": str(tree)}
     cwd = os.getcwd()
     os.chdir(tree)  # python -m server resolves the package from the working directory first
@@ -201,7 +202,7 @@ def run_server(label: str, tree: Path, model_dir: Path, cpu: int | None, log_dir
         os.chdir(cwd)
 
 
-def scenario_table(port: int, seconds: float) -> dict[str, dict[str, float]]:
+def scenario_table(port: int, seconds: float, only: list[str]) -> dict[str, dict[str, float]]:
     bytes_headers, bytes_payload = bytes_body()
     json_headers, json_payload = json_body()
     attacks: dict[str, Callable[[threading.Event], None] | None] = {
@@ -213,6 +214,8 @@ def scenario_table(port: int, seconds: float) -> dict[str, dict[str, float]]:
     }
     results = {}
     for name, attack in attacks.items():
+        if only and name not in only and name != "idle":
+            continue
         ANSWERS.clear()
         results[name] = measure(port, attack, seconds)
         answers = sorted({a.decode(errors="replace") for a in ANSWERS})
@@ -227,6 +230,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--before", default="", help="also measure the server of this git commit (e.g. 9fc08f6)")
     ap.add_argument("--seconds", type=float, default=5.0, help="length of one scenario")
+    ap.add_argument("--only", nargs="*", default=[], help="scenarios to run (idle always runs)")
+    ap.add_argument("--server-args", default="", help="extra flags for this tree's server, e.g. '--process_decode_bytes 0'")
     args = ap.parse_args()
     if subprocess.run(["which", "prlimit"], capture_output=True, check=False).returncode != 0:
         print("prlimit (util-linux) is needed", file=sys.stderr)
@@ -243,9 +248,10 @@ def main() -> int:
     table: dict[str, dict[str, dict[str, float]]] = {}
     for label, tree in trees:
         print(f"{label}:", file=sys.stderr)
-        server = run_server(label.split()[0], tree, work / "models", server_cpu, work)
+        extra = tuple(args.server_args.split()) if tree == ROOT else ()
+        server = run_server(label.split()[0], tree, work / "models", server_cpu, work, extra)
         try:
-            table[label] = scenario_table(server.port, args.seconds)
+            table[label] = scenario_table(server.port, args.seconds, args.only)
         finally:
             procs.stop(server)
     print(render(table, args))
