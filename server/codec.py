@@ -23,7 +23,7 @@ _U32 = struct.Struct("<I")
 class InferRequest:
     """A decoded V2 request: ONNX feeds plus which outputs to compute and how to send each."""
 
-    __slots__ = ("id", "feeds", "outputs", "binary")
+    __slots__ = ("binary", "feeds", "id", "outputs")
 
     def __init__(self, id: str | None, feeds: dict[str, np.ndarray], outputs: list[str], binary: list[bool]) -> None:
         self.id = id
@@ -63,6 +63,8 @@ def tensor_from_json(spec: TensorSpec, shape: tuple[int, ...], count: int, data:
     """Row-major data (flat or nested lists) of ``count`` elements -> an array of ``shape``."""
     if type(data) is not list:
         data = [data]
+    elif data and type(data[0]) is not list and len(data) != count:  # flat: the count is known before converting
+        raise InvalidInput(f"input {spec.name!r}: shape {list(shape)} needs {count} elements, data has {len(data)}")
     try:
         array = np.array(data, dtype=spec.dtype)
     except (ValueError, TypeError, OverflowError) as exc:
@@ -88,10 +90,17 @@ def tensor_from_raw(spec: TensorSpec, shape: tuple[int, ...], count: int, raw: b
                 f"input {spec.name!r}: {len(raw)} bytes of {spec.datatype} data, shape {list(shape)} needs {expected}"
             )
         return np.frombuffer(raw, dtype=spec.dtype).reshape(shape)
+    if len(raw) < 4 * count:  # every element has a 4-byte length prefix: too short without parsing
+        raise InvalidInput(
+            f"input {spec.name!r}: shape {list(shape)} needs {count} BYTES elements, at least {4 * count} bytes; "
+            f"the data is {len(raw)} bytes"
+        )
     items: list[str] = []
     view = memoryview(raw)
     offset, end = 0, len(view)
     while offset < end:
+        if len(items) == count:
+            raise InvalidInput(f"input {spec.name!r}: shape {list(shape)} needs {count} elements, data has more")
         if offset + 4 > end:
             raise InvalidInput(f"input {spec.name!r}: truncated BYTES length prefix at byte {offset}")
         (length,) = _U32.unpack_from(view, offset)
@@ -143,13 +152,42 @@ def select_outputs(model: OnnxModel, requested: object, default_binary: bool) ->
         if type(item) is not dict:
             raise InvalidInput("'outputs' must be a list of {\"name\": ...} objects")
         name = item.get("name")
-        if name not in model.output_by_name:
+        if type(name) is not str or name not in model.output_by_name:
             raise InvalidInput(f"Unexpected inference output {name!r} for model {model.name!r}")
         params = item.get("parameters")
         flag = params.get("binary_data", default_binary) if type(params) is dict else default_binary
         names.append(name)
         binary.append(bool(flag))
     return names, binary
+
+
+def check_feeds(model: OnnxModel, feeds: dict[str, np.ndarray]) -> None:
+    """Every input is there, and dimensions the graph names alike ("batch") have one size."""
+    if len(feeds) != len(model.inputs):
+        missing = [s.name for s in model.inputs if s.name not in feeds]
+        raise InvalidInput(f"model {model.name!r} needs inputs {missing} as well")
+    for symbol, places in model.shared_dims:
+        sizes = {f"{name}[{axis}]": feeds[name].shape[axis] for name, axis in places}
+        if len(set(sizes.values())) > 1:
+            given = ", ".join(f"{where}={size}" for where, size in sizes.items())
+            raise InvalidInput(f"inputs disagree on dimension {symbol!r}: {given}")
+
+
+def _check_binary_sizes(inputs: list, available: int) -> None:  # type: ignore[type-arg]
+    """The declared binary_data_size values add up to the binary part, checked before any tensor is read."""
+    total = 0
+    for item in inputs:
+        if type(item) is not dict:
+            raise InvalidInput("every entry of 'inputs' must be an object with name, datatype, shape and data")
+        params = item.get("parameters")
+        size = params.get("binary_data_size") if type(params) is dict and item.get("data") is None else None
+        if size is None:
+            continue
+        if type(size) is not int or size < 0:
+            raise InvalidInput(f"input {item.get('name')!r}: binary_data_size must be a non-negative integer, got {size!r}")
+        total += size
+    if total != available:
+        raise InvalidInput(f"binary data is {available} bytes but the inputs declare {total}")
 
 
 # --- V2 REST ------------------------------------------------------------------------------------
@@ -191,6 +229,8 @@ def decode_v2(model: OnnxModel, body: bytes, header_length: str | None) -> Infer
     if request_id is not None and type(request_id) is not str:
         raise InvalidInput("'id' must be a string")
 
+    if binary_part is not None:
+        _check_binary_sizes(inputs, len(binary_part))
     feeds: dict[str, np.ndarray] = {}
     offset = 0
     for item in inputs:
@@ -220,9 +260,7 @@ def decode_v2(model: OnnxModel, body: bytes, header_length: str | None) -> Infer
         offset += size
     if binary_part is not None and offset != len(binary_part):
         raise InvalidInput(f"binary data is {len(binary_part)} bytes but the inputs declare {offset}")
-    if len(feeds) != len(model.inputs):
-        missing = [s.name for s in model.inputs if s.name not in feeds]
-        raise InvalidInput(f"model {model.name!r} needs inputs {missing} as well")
+    check_feeds(model, feeds)
 
     default_binary = bool(params.get("binary_data_output", False)) if params else False
     outputs, binary = select_outputs(model, obj.get("outputs"), default_binary)
@@ -299,6 +337,7 @@ def decode_v1(model: OnnxModel, body: bytes) -> dict[str, np.ndarray]:
         if spec.name not in columns:
             raise InvalidInput(f"model {model.name!r} needs input {spec.name!r}")
         feeds[spec.name] = _v1_array(spec, columns[spec.name])
+    check_feeds(model, feeds)
     return feeds
 
 

@@ -43,6 +43,18 @@ class Options:
     enable_latency_logging: bool = False
     event_loop: str = "auto"
     timeout_keep_alive: int = 65
+    max_header_size: int = 64 * 1024
+    header_timeout: float = 30.0
+    body_timeout: float = 30.0
+    max_connections: int = 0
+    large_request_bytes: int = 256 * 1024
+    process_decode_bytes: int = 8 * MIB
+
+    def limits(self):  # type: ignore[no-untyped-def]
+        """The connection limits of the HTTP protocol (server.http_protocol.Limits)."""
+        from server.http_protocol import Limits
+
+        return Limits(self.max_header_size, self.header_timeout, self.body_timeout, self.max_connections)
 
     def to_json_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -67,6 +79,27 @@ def _positive(value: str) -> int:
     if number < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return number
+
+
+_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def duration(value: str) -> float:
+    """Seconds from ``30``, ``30s``, ``500ms``, ``5m`` or ``1h`` (0 turns the timeout off)."""
+    text = value.strip().lower()
+    for unit in sorted(_UNITS, key=len, reverse=True):
+        if text.endswith(unit):
+            number, scale = text[: -len(unit)], _UNITS[unit]
+            break
+    else:
+        number, scale = text, 1.0
+    try:
+        seconds = float(number) * scale
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a duration such as 30s, 500ms or 5m, got {value!r}") from None
+    if seconds < 0:
+        raise argparse.ArgumentTypeError(f"a duration cannot be negative, got {value!r}")
+    return seconds
 
 
 def _add(parser: argparse.ArgumentParser, flag: str, **kwargs: object) -> None:
@@ -110,6 +143,18 @@ def build_parser() -> argparse.ArgumentParser:
     _add(p, "--enable_latency_logging", type=strtobool, default=d.enable_latency_logging)
     _add(p, "--event_loop", choices=("auto", "asyncio", "uvloop"), default=d.event_loop)
     _add(p, "--timeout_keep_alive", type=int, default=d.timeout_keep_alive)
+    _add(p, "--max_header_size", type=_positive, default=d.max_header_size,
+         help="largest request line + headers, bytes (431 past it)")
+    _add(p, "--header_timeout", type=duration, default=d.header_timeout,
+         help="time a client has to send a request's headers (408 past it; 0: none)")
+    _add(p, "--body_timeout", type=duration, default=d.body_timeout,
+         help="longest pause between reads of a request body (408 past it; 0: none)")
+    _add(p, "--max_connections", type=int, default=d.max_connections,
+         help="open HTTP connections per process (0: the open-file limit less a reserve)")
+    _add(p, "--large_request_bytes", type=int, default=d.large_request_bytes,
+         help="request bodies from this size are decoded on a thread, off the event loop")
+    _add(p, "--process_decode_bytes", type=int, default=d.process_decode_bytes,
+         help="JSON bodies from this size are decoded in a helper process (0: never)")
     return p
 
 

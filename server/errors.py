@@ -10,6 +10,7 @@ class ServerError(Exception):
 
     status: int = 500
     grpc_code: grpc.StatusCode = grpc.StatusCode.INTERNAL
+    reason: str = "OTHER"  # Triton's failure reason label (nv_inference_request_failure)
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -21,6 +22,7 @@ class InvalidInput(ServerError):
 
     status = 400
     grpc_code = grpc.StatusCode.INVALID_ARGUMENT
+    reason = "REJECTED"
 
 
 class ModelNotFound(ServerError):
@@ -38,11 +40,13 @@ class ModelNotReady(ServerError):
 
     def __init__(self, name: str, detail: str = "") -> None:
         super().__init__(f"Model with name {name} is not ready." + (f" {detail}" if detail else ""))
+        self.detail = detail
 
 
 class PayloadTooLarge(ServerError):
     status = 413
     grpc_code = grpc.StatusCode.RESOURCE_EXHAUSTED
+    reason = "REJECTED"
 
 
 class NotImplementedByServer(ServerError):
@@ -55,3 +59,9 @@ class InferenceFailed(ServerError):
 
     status = 500
     grpc_code = grpc.StatusCode.INVALID_ARGUMENT
+    reason = "BACKEND"
+
+
+def internal_error_message(request_id: str | None) -> str:
+    """What a client sees of a bug: no exception text (it may hold paths), a pointer to the log."""
+    return f"Internal server error (request id {request_id or '-'}); the server log has the details."

@@ -2,22 +2,37 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
+import math
 import time
 from collections.abc import Awaitable, Callable
 
 import grpc
 import numpy as np
 
-from server import codec, metrics
+from server import codec
 from server.datatypes import GRPC_CONTENTS_FIELD, v2_from_numpy
 from server.errors import InvalidInput, ModelNotFound, ServerError
+from server.hotpath import log_failure, observe
 from server.model import OnnxModel
 from server.proto import messages as pb
 from server.state import ServerState
+from server.stats import OTHER
+from server.triton_config import model_config
 
 logger = logging.getLogger("server.grpc")
+
+
+def _request_id(request: object, context: grpc.aio.ServicerContext) -> str | None:
+    given = getattr(request, "id", "")
+    if given:
+        return given
+    for key, value in context.invocation_metadata() or ():
+        if key == "x-request-id":
+            return value
+    return None
 
 
 def _guarded(rpc: Callable[..., Awaitable[object]]) -> Callable[..., Awaitable[object]]:
@@ -25,11 +40,10 @@ def _guarded(rpc: Callable[..., Awaitable[object]]) -> Callable[..., Awaitable[o
     async def handler(request: object, context: grpc.aio.ServicerContext) -> object:
         try:
             return await rpc(request, context)
-        except ServerError as exc:
-            await context.abort(exc.grpc_code, exc.message)
         except Exception as exc:  # noqa: BLE001 - never leak a traceback to the client
-            logger.exception("unhandled error in %s", rpc.__name__)
-            await context.abort(grpc.StatusCode.INTERNAL, f"{type(exc).__name__} : {exc}")
+            _, message = log_failure(exc, _request_id(request, context), f"gRPC {rpc.__name__}")
+            code = exc.grpc_code if isinstance(exc, ServerError) else grpc.StatusCode.INTERNAL
+            await context.abort(code, message)
 
     return handler
 
@@ -45,7 +59,16 @@ def _tensor_metadata(spec: codec.TensorSpec) -> object:
     return pb.ModelMetadataResponse.TensorMetadata(name=spec.name, datatype=spec.datatype, shape=list(spec.shape))
 
 
+def _payload_bytes(request) -> int:  # type: ignore[no-untyped-def]
+    """About how many bytes of tensor data a ModelInferRequest carries (raw contents, or typed from the shapes)."""
+    if request.raw_input_contents:
+        return sum(len(blob) for blob in request.raw_input_contents)
+    return 4 * sum(math.prod(tensor.shape) for tensor in request.inputs)
+
+
 def build_handlers(state: ServerState) -> dict[str, grpc.RpcMethodHandler]:
+    large = state.options.large_request_bytes
+
     async def ServerLive(request: object, context: object) -> object:
         return pb.ServerLiveResponse(live=True)
 
@@ -74,20 +97,54 @@ def build_handlers(state: ServerState) -> dict[str, grpc.RpcMethodHandler]:
 
     async def ModelInfer(request, context):  # type: ignore[no-untyped-def]
         model = _model(state, request.model_name, request.model_version)
-        timers = metrics.timers(model.name)
         started = time.perf_counter()
-        feeds, outputs = decode_infer(model, request)
-        decoded_at = time.perf_counter()
-        results = await state.infer(model, feeds, outputs)
-        predicted_at = time.perf_counter()
-        response = encode_infer(model, request, outputs, results, raw=len(request.raw_input_contents) > 0)
-        timers.pre.observe(decoded_at - started)
-        timers.predict.observe(predicted_at - decoded_at)
-        timers.post.observe(time.perf_counter() - predicted_at)
+        raw = len(request.raw_input_contents) > 0
+        big = _payload_bytes(request) >= large
+        try:
+            if not big:
+                feeds, outputs = decode_infer(model, request)
+            else:  # as over HTTP: a big request is decoded, and answered, off the event loop
+                feeds, outputs = await asyncio.get_running_loop().run_in_executor(None, decode_infer, model, request)
+            decoded_at = time.perf_counter()
+            results = await state.infer(model, feeds, outputs)
+            predicted_at = time.perf_counter()
+            if not big:
+                response = encode_infer(model, request, outputs, results, raw)
+            else:
+                response = await asyncio.get_running_loop().run_in_executor(
+                    None, encode_infer, model, request, outputs, results, raw
+                )
+        except Exception as exc:
+            model.stats.failure(getattr(exc, "reason", OTHER), time.perf_counter() - started)
+            raise
+        observe(model, feeds, started, decoded_at, predicted_at)
         return response
 
+    async def ModelConfig(request, context):  # type: ignore[no-untyped-def]
+        return pb.ModelConfigResponse(config=model_config(_model(state, request.name, request.version)))
+
+    async def ModelStatistics(request, context):  # type: ignore[no-untyped-def]
+        if request.name:
+            model = _model(state, request.name, request.version)
+            rows = [model.stats.triton(model.name, model.version)]
+        else:
+            rows = [stats.triton(name, version) for name, version, stats in state.model_stats()]
+        return pb.ModelStatisticsResponse(model_stats=[{k: v for k, v in r.items() if k != "batch_stats"} for r in rows])
+
+    async def RepositoryIndex(request, context):  # type: ignore[no-untyped-def]
+        return pb.RepositoryIndexResponse(models=state.repository.index(ready_only=request.ready))
+
+    async def RepositoryModelLoad(request, context):  # type: ignore[no-untyped-def]
+        await state.load(request.model_name)
+        return pb.RepositoryModelLoadResponse()
+
+    async def RepositoryModelUnload(request, context):  # type: ignore[no-untyped-def]
+        await state.unload(request.model_name)
+        return pb.RepositoryModelUnloadResponse()
+
     handlers = {}
-    for fn in (ServerLive, ServerReady, ModelReady, ServerMetadata, ModelMetadata, ModelInfer):
+    for fn in (ServerLive, ServerReady, ModelReady, ServerMetadata, ModelMetadata, ModelInfer, ModelConfig,
+               ModelStatistics, RepositoryIndex, RepositoryModelLoad, RepositoryModelUnload):
         request_cls, response_cls = pb.RPCS[fn.__name__]
         handlers[fn.__name__] = grpc.unary_unary_rpc_method_handler(
             _guarded(fn),
@@ -110,9 +167,7 @@ def decode_infer(model: OnnxModel, request) -> tuple[dict[str, np.ndarray], list
         feeds[tensor.name] = codec.decode_grpc_tensor(
             model, tensor.name, tensor.datatype, tuple(tensor.shape), tensor.contents, raw[index] if raw else None
         )
-    if len(feeds) != len(model.inputs):
-        missing = [s.name for s in model.inputs if s.name not in feeds]
-        raise InvalidInput(f"model {model.name!r} needs inputs {missing} as well")
+    codec.check_feeds(model, feeds)
     if not request.outputs:
         return feeds, model.output_names
     outputs = []
@@ -142,15 +197,23 @@ def encode_infer(model: OnnxModel, request, outputs: list[str], results: list[np
 
 
 def build_grpc_server(state: ServerState) -> grpc.aio.Server:
+    """The gRPC server, bound. One process binds its port alone (no SO_REUSEPORT sharing with another
+    server); ``--workers`` processes share it on purpose, after the parent checked it was free."""
     options = state.options
     server = grpc.aio.server(
         options=[
             ("grpc.max_send_message_length", options.grpc_max_send_message_length),
             ("grpc.max_receive_message_length", options.grpc_max_receive_message_length),
+            ("grpc.so_reuseport", 1 if options.workers > 1 else 0),
         ]
     )
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(pb.SERVICE_NAME, build_handlers(state)),))
     address = f"{options.bind_address}:{options.grpc_port}"
-    server.add_insecure_port(address)
+    try:
+        bound = server.add_insecure_port(address)
+    except RuntimeError:
+        bound = 0
+    if bound == 0:
+        raise ValueError(f"--grpc_port {options.grpc_port}: cannot listen on {address}: address already in use")
     logger.info("gRPC listening on %s", address)
     return server

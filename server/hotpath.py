@@ -8,15 +8,17 @@ path (and the versioned infer route) goes to the Starlette app, which calls the 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from server import codec, metrics
-from server.errors import PayloadTooLarge, ServerError
+from server.errors import PayloadTooLarge, ServerError, internal_error_message
 from server.model import OnnxModel
 from server.state import ServerState
+from server.stats import OTHER
 
 logger = logging.getLogger("server")
 trace = logging.getLogger("server.trace")
@@ -28,44 +30,96 @@ _V1_PREFIX, _V1_SUFFIX = "/v1/models/", ":predict"
 
 
 class Inference:
-    """The two inference endpoints, independent of the web framework."""
+    """The two inference endpoints, independent of the web framework.
+
+    Bodies from ``--large_request_bytes`` up are decoded (and their results encoded) on the default
+    executor, so one big or malformed request cannot hold the event loop for the others; very large JSON
+    bodies go to a helper process (server.decode_pool).
+    """
 
     def __init__(self, state: ServerState) -> None:
         self.state = state
         self.latency_log = state.options.enable_latency_logging
+        self.large = state.options.large_request_bytes
+        self.pool = state.decode_pool
+
+    def _offload(self, fn, *args) -> asyncio.Future:  # type: ignore[no-untyped-def]
+        return asyncio.get_running_loop().run_in_executor(None, fn, *args)
 
     async def v2(self, model: OnnxModel, body: bytes, header_length: str | None, request_id: str | None) -> tuple[bytes, int | None]:
-        timers = metrics.timers(model.name)
         started = time.perf_counter()
-        decoded = codec.decode_v2(model, body, header_length)
-        decoded_at = time.perf_counter()
-        results = await self.state.infer(model, decoded.feeds, decoded.outputs)
-        predicted_at = time.perf_counter()
-        answer = codec.encode_v2(model, decoded, results)
-        self._observe(timers, request_id, started, decoded_at, predicted_at)
+        try:
+            if len(body) < self.large:
+                decoded = codec.decode_v2(model, body, header_length)
+            elif self.pool.wants(model, len(body), header_length):
+                decoded = await self.pool.decode_v2(model, body)
+            else:
+                decoded = await self._offload(codec.decode_v2, model, body, header_length)
+            decoded_at = time.perf_counter()
+            results = await self.state.infer(model, decoded.feeds, decoded.outputs)
+            predicted_at = time.perf_counter()
+            if len(body) < self.large:  # large answers come from large requests
+                answer = codec.encode_v2(model, decoded, results)
+            else:
+                answer = await self._offload(codec.encode_v2, model, decoded, results)
+        except Exception as exc:
+            model.stats.failure(getattr(exc, "reason", OTHER), time.perf_counter() - started)
+            raise
+        self._observe(model, decoded.feeds, request_id, started, decoded_at, predicted_at)
         return answer
 
     async def v1(self, model: OnnxModel, body: bytes, request_id: str | None) -> bytes:
-        timers = metrics.timers(model.name)
         started = time.perf_counter()
-        feeds = codec.decode_v1(model, body)
-        decoded_at = time.perf_counter()
-        results = await self.state.infer(model, feeds, model.output_names[:1])
-        predicted_at = time.perf_counter()
-        answer = codec.encode_v1(results[0])
-        self._observe(timers, request_id, started, decoded_at, predicted_at)
+        try:
+            if len(body) < self.large:
+                feeds = codec.decode_v1(model, body)
+            elif self.pool.wants(model, len(body), None):
+                feeds = await self.pool.decode_v1(model, body)
+            else:
+                feeds = await self._offload(codec.decode_v1, model, body)
+            decoded_at = time.perf_counter()
+            results = await self.state.infer(model, feeds, model.output_names[:1])
+            predicted_at = time.perf_counter()
+            if len(body) < self.large:
+                answer = codec.encode_v1(results[0])
+            else:
+                answer = await self._offload(codec.encode_v1, results[0])
+        except Exception as exc:
+            model.stats.failure(getattr(exc, "reason", OTHER), time.perf_counter() - started)
+            raise
+        self._observe(model, feeds, request_id, started, decoded_at, predicted_at)
         return answer
 
-    def _observe(self, timers: metrics.ModelTimers, request_id: str | None, started: float, decoded: float, predicted: float) -> None:
-        done = time.perf_counter()
-        timers.pre.observe(decoded - started)
-        timers.predict.observe(predicted - decoded)
-        timers.post.observe(done - predicted)
+    def _observe(self, model: OnnxModel, feeds: dict, request_id: str | None, started: float, decoded: float, predicted: float) -> None:  # type: ignore[type-arg]
+        observe(model, feeds, started, decoded, predicted)
         if self.latency_log:
+            done = time.perf_counter()
             trace.info(
                 "requestId: %s, preprocess_ms: %.3f, predict_ms: %.3f, postprocess_ms: %.3f",
                 request_id or "N.A.", (decoded - started) * 1e3, (predicted - decoded) * 1e3, (done - predicted) * 1e3,
             )
+
+
+def observe(model: OnnxModel, feeds: dict, started: float, decoded: float, predicted: float) -> None:  # type: ignore[type-arg]
+    """A successful request: KServe's latency histograms and Triton's statistics."""
+    done = time.perf_counter()
+    timers = metrics.timers(model.name)
+    timers.pre.observe(decoded - started)
+    timers.predict.observe(predicted - decoded)
+    timers.post.observe(done - predicted)
+    rows = 1
+    if model.batcher is not None:  # Triton counts batch rows as inferences when the model batches
+        rows = next(iter(feeds.values())).shape[0]
+    model.stats.success(rows, started, decoded, predicted, done)
+
+
+def log_failure(exc: Exception, request_id: str | None, where: str) -> tuple[int, str]:
+    """One warning line per failed request; returns the status and the message for the client."""
+    if isinstance(exc, ServerError):
+        logger.warning("request %s %s failed: %d %s", request_id or "-", where, exc.status, exc.message)
+        return exc.status, exc.message
+    logger.exception("request %s %s failed: unhandled %s", request_id or "-", where, type(exc).__name__)
+    return 500, internal_error_message(request_id)
 
 
 async def read_body(receive: Receive, declared: bytes | None, limit: int) -> bytes:
@@ -134,12 +188,9 @@ class FastPath:
             else:
                 payload = await self.inference.v1(model, body, request_id)
             status = 200
-        except ServerError as exc:
-            status, payload = exc.status, codec.error_body(exc.message)
-            extra.clear()
-        except Exception as exc:  # noqa: BLE001 - answer 500 and keep the connection
-            logger.exception("unhandled error on POST %s", scope["path"])
-            status, payload = 500, codec.error_body(f"{type(exc).__name__} : {exc}")
+        except Exception as exc:  # noqa: BLE001 - every failure is answered; the connection stays
+            status, message = log_failure(exc, request_id, f"POST {scope['path'][:200]}")
+            payload = codec.error_body(message)
             extra.clear()
         headers = [
             (b"content-type", _BINARY if extra else _JSON),

@@ -1,20 +1,25 @@
-"""Process entry: logging, the ASGI app with its lifespan (models + gRPC), uvicorn, worker processes."""
+"""Process entry: logging, startup checks, the ASGI app with its lifespan (models + gRPC), uvicorn, workers.
+
+Startup mirrors KServe's ``ModelServer.start`` (``kserve/model_server.py``): every problem that stops the
+server (a port in use, a bad ``--model_dir``, the single model failing to load) is one log line naming it
+and exit status 2; in a repository, a model that fails is left unavailable and the others serve.
+"""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import logging.config
 import os
+import socket
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import Awaitable, Callable
 
 import uvicorn
-from starlette.applications import Starlette
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from server.config import Options, parse_options
+from server.http_protocol import BoundedHttpToolsProtocol, raise_open_file_limit
 from server.state import ServerState
 
 logger = logging.getLogger("server")
@@ -54,41 +59,70 @@ def logging_config(options: Options) -> dict[str, object] | str | None:
     }
 
 
-def create_app(options: Options) -> ASGIApp:
-    """The ASGI app; its lifespan loads every model (so uvicorn listens only once they are ready)."""
-    state = ServerState(options)
+class StartupError(Exception):
+    """A reason not to serve, reported on one line (never a traceback)."""
 
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+
+class Lifespan:
+    """ASGI lifespan without Starlette's: a failed startup is reported as one line, not a traceback."""
+
+    def __init__(self, app: ASGIApp, startup: Callable[[], Awaitable[None]], shutdown: Callable[[], Awaitable[None]]) -> None:
+        self.app = app
+        self.startup = startup
+        self.shutdown = shutdown
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "lifespan":
+            await self.app(scope, receive, send)
+            return
+        await receive()  # lifespan.startup
+        try:
+            await self.startup()
+        except (StartupError, ValueError) as exc:
+            logger.error("%s", exc)
+            await send({"type": "lifespan.startup.failed", "message": ""})
+            return
+        await send({"type": "lifespan.startup.complete"})
+        await receive()  # lifespan.shutdown
+        await self.shutdown()
+        await send({"type": "lifespan.shutdown.complete"})
+
+
+def create_app(options: Options, state: ServerState | None = None) -> ASGIApp:
+    """The ASGI app; its lifespan starts inference threads and gRPC (and, in a worker process, loads
+    the models), so uvicorn listens only once every model is ready."""
+    state = state or ServerState(options)
+    grpc_server: list[object] = []
+
+    async def startup() -> None:
         import asyncio
         from concurrent.futures import ThreadPoolExecutor
 
         if options.max_asyncio_workers:
             asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(options.max_asyncio_workers))
+        if not state.repository.models and not state.repository.failures:
+            await asyncio.get_running_loop().run_in_executor(None, state.load_all)
         state.start()
-        names = await state.load_all()
-        logger.info("models ready: %s", ", ".join(names))
-        grpc_server = None
         if options.enable_grpc:
             from server.grpc_server import build_grpc_server
 
-            grpc_server = build_grpc_server(state)
-            await grpc_server.start()
-        try:
-            yield
-        finally:
-            if grpc_server is not None:
-                await grpc_server.stop(grace=5)
-            state.stop()
+            server = build_grpc_server(state)
+            await server.start()
+            grpc_server.append(server)
+
+    async def shutdown() -> None:
+        for server in grpc_server:
+            await server.stop(grace=5)  # type: ignore[attr-defined]
+        state.stop()
 
     from server.rest import build_app
 
-    app: ASGIApp = build_app(state, lifespan=lifespan)
+    app: ASGIApp = build_app(state)
     if options.access_log_format:
         from server.access_log import AccessLogMiddleware
 
         app = AccessLogMiddleware(app, options.access_log_format)
-    return app
+    return Lifespan(app, startup, shutdown)
 
 
 def app_from_env() -> ASGIApp:
@@ -101,7 +135,8 @@ def uvicorn_kwargs(options: Options) -> dict[str, object]:
         "host": options.bind_address,
         "port": options.http_port,
         "loop": options.event_loop,
-        "http": "httptools" if _has("httptools") else "auto",
+        "http": "server.http_protocol:BoundedHttpToolsProtocol" if _has("httptools") else "h11",
+        "h11_max_incomplete_event_size": options.max_header_size,
         "lifespan": "on",
         "access_log": options.enable_access_log and not options.access_log_format,
         "log_config": logging_config(options),
@@ -117,21 +152,59 @@ def _has(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
 
+def port_problem(host: str, port: int) -> str | None:
+    """Why ``host:port`` cannot be listened on now (in use, no permission), or None."""
+    if port == 0:
+        return None
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as servers bind; never SO_REUSEPORT
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            return exc.strerror or str(exc)
+    return None
+
+
+def check_ports(options: Options) -> None:
+    ports = [("--http_port", options.http_port)]
+    if options.enable_grpc:
+        ports.append(("--grpc_port", options.grpc_port))
+    if options.enable_grpc and options.http_port == options.grpc_port and options.http_port:
+        raise StartupError(f"--http_port and --grpc_port are both {options.http_port}")
+    for flag, port in ports:
+        problem = port_problem(options.bind_address, port)
+        if problem:
+            raise StartupError(f"{flag} {port}: cannot listen on {options.bind_address}:{port}: {problem}")
+
+
+def prepare(options: Options) -> ServerState | None:
+    """Everything that can fail before serving: ports, ``model_dir``, the models (one process only)."""
+    state = ServerState(options)  # ValueError: bad layout, --device cuda without a GPU
+    check_ports(options)
+    state.load_all()  # RepositoryError: the single model fails, no model at all
+    if options.workers > 1:
+        return None  # checked once here; every worker loads its own copy
+    return state
+
+
 def serve(options: Options) -> int:
     config = logging_config(options)
     if isinstance(config, dict):
         logging.config.dictConfig(config)
+    raise_open_file_limit()
+    BoundedHttpToolsProtocol.configure(options.limits())
+    try:
+        state = prepare(options)
+    except (StartupError, ValueError) as exc:
+        logger.error("%s", exc)
+        return 2
     kwargs = uvicorn_kwargs(options)
     if options.workers > 1:
         os.environ[OPTIONS_ENV] = json.dumps(options.to_json_dict())
         uvicorn.run("server.main:app_from_env", factory=True, workers=options.workers, **kwargs)  # type: ignore[arg-type]
         return 0
-    try:
-        app = create_app(options)
-    except ValueError as exc:  # bad --model_dir layout, --device cuda without a GPU, ...
-        logger.error("%s", exc)
-        return 2
-    server = uvicorn.Server(uvicorn.Config(app, **kwargs))  # type: ignore[arg-type]
+    server = uvicorn.Server(uvicorn.Config(create_app(options, state), **kwargs))  # type: ignore[arg-type]
     server.run()
     return 0 if server.started else 1
 

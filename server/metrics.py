@@ -1,10 +1,22 @@
-"""Prometheus metrics under KServe's names, labelled by ``model_name``."""
+"""Prometheus metrics: KServe's latency histograms labelled by ``model_name``, then Triton's request counters."""
 
 from __future__ import annotations
 
-from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Histogram, generate_latest
-from prometheus_client.openmetrics.exposition import CONTENT_TYPE_LATEST as OPENMETRICS_CONTENT_TYPE
-from prometheus_client.openmetrics.exposition import generate_latest as generate_openmetrics
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Histogram,
+    generate_latest,
+)
+from prometheus_client.openmetrics.exposition import (
+    CONTENT_TYPE_LATEST as OPENMETRICS_CONTENT_TYPE,
+)
+from prometheus_client.openmetrics.exposition import (
+    generate_latest as generate_openmetrics,
+)
+
+from server.stats import StatsCollector, classic_text
 
 PRE = Histogram("request_preprocess_seconds", "pre-process request latency", ["model_name"])
 PREDICT = Histogram("request_predict_seconds", "predict request latency", ["model_name"])
@@ -15,7 +27,7 @@ EXPLAIN = Histogram("request_explain_seconds", "explain request latency", ["mode
 class ModelTimers:
     """The labelled histogram children of one model, looked up once instead of per request."""
 
-    __slots__ = ("pre", "predict", "post")
+    __slots__ = ("post", "pre", "predict")
 
     def __init__(self, model_name: str) -> None:
         self.pre = PRE.labels(model_name)
@@ -33,8 +45,14 @@ def timers(model_name: str) -> ModelTimers:
     return found
 
 
-def exposition(accept: str) -> tuple[bytes, str]:
-    """The registry in the format ``accept`` asks for (OpenMetrics or the classic text format)."""
+def exposition(accept: str, triton: StatsCollector | None = None) -> tuple[bytes, str]:
+    """The registry, then Triton's counters, in the format ``accept`` asks for (OpenMetrics or classic text)."""
     if "application/openmetrics-text" in accept:
-        return generate_openmetrics(REGISTRY), OPENMETRICS_CONTENT_TYPE
-    return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
+        body = generate_openmetrics(REGISTRY)
+        if triton is not None:
+            extra = CollectorRegistry(auto_describe=False)
+            extra.register(triton)  # type: ignore[arg-type]
+            body = body.removesuffix(b"# EOF\n") + generate_openmetrics(extra)
+        return body, OPENMETRICS_CONTENT_TYPE
+    body = generate_latest(REGISTRY)
+    return (body + classic_text(triton) if triton is not None else body), CONTENT_TYPE_LATEST

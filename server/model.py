@@ -10,8 +10,9 @@ from pathlib import Path
 import numpy as np
 
 from server.datatypes import ONNX_TO_V2, V2_TO_NUMPY
-from server.errors import InferenceFailed
+from server.errors import InferenceFailed, InvalidInput
 from server.providers import CUDA
+from server.stats import ModelStats
 
 logger = logging.getLogger("server.model")
 
@@ -26,9 +27,24 @@ class TensorSpec:
     datatype: str
     shape: tuple[int, ...]
     dtype: np.dtype
+    symbols: tuple[str | None, ...] = ()  # the graph's name of each dynamic dimension ("batch"), if any
 
     def metadata(self) -> dict[str, object]:
         return {"name": self.name, "datatype": self.datatype, "shape": list(self.shape)}
+
+
+@dataclass(frozen=True)
+class ModelSignature:
+    """What decoding a request needs to know of a model: picklable, for the decode helper process."""
+
+    name: str
+    inputs: list[TensorSpec]
+    outputs: list[TensorSpec]
+    input_by_name: dict[str, TensorSpec]
+    output_by_name: dict[str, TensorSpec]
+    output_names: list[str]
+    shared_dims: list[tuple[str, list[tuple[str, int]]]]
+    has_strings: bool
 
 
 @dataclass(frozen=True)
@@ -45,8 +61,20 @@ def _spec(arg: object) -> TensorSpec | None:
     datatype = ONNX_TO_V2.get(arg.type)  # type: ignore[attr-defined]
     if datatype is None:
         return None  # sequences / maps (e.g. a ZipMap output): not expressible as a V2 tensor
-    dims = tuple(d if isinstance(d, int) and d >= 0 else -1 for d in (arg.shape or []))  # type: ignore[attr-defined]
-    return TensorSpec(arg.name, datatype, dims, V2_TO_NUMPY[datatype])  # type: ignore[attr-defined]
+    raw = arg.shape or []  # type: ignore[attr-defined]
+    dims = tuple(d if isinstance(d, int) and d >= 0 else -1 for d in raw)
+    symbols = tuple(d if isinstance(d, str) and d else None for d in raw)
+    return TensorSpec(arg.name, datatype, dims, V2_TO_NUMPY[datatype], symbols)  # type: ignore[attr-defined]
+
+
+def shared_dimensions(inputs: list[TensorSpec]) -> list[tuple[str, list[tuple[str, int]]]]:
+    """Named dynamic dimensions that several inputs share: every request must give them one size."""
+    places: dict[str, list[tuple[str, int]]] = {}
+    for spec in inputs:
+        for axis, symbol in enumerate(spec.symbols):
+            if symbol is not None:
+                places.setdefault(symbol, []).append((spec.name, axis))
+    return [(symbol, where) for symbol, where in sorted(places.items()) if len(where) > 1]
 
 
 class OnnxModel:
@@ -68,6 +96,10 @@ class OnnxModel:
         self._bind_device: str | None = None
         self._metadata: dict[str, object] | None = None
         self.batcher = None  # set by ServerState when dynamic batching is on
+        self.shared_dims: list[tuple[str, list[tuple[str, int]]]] = []
+        self.signature: ModelSignature | None = None
+        self.stats = ModelStats()
+        self.warmup_ms: float | None = None
         # Running cost estimate in µs per input element (EWMA); None until the model has run once.
         self.us_per_element: float | None = None
 
@@ -93,9 +125,14 @@ class OnnxModel:
         if not self.outputs:
             raise ValueError(f"model {self.name}: {self.path} has no tensor output")
         self.input_by_name = {s.name: s for s in self.inputs}
+        self.shared_dims = shared_dimensions(self.inputs)
         self.output_by_name = {s.name: s for s in self.outputs}
         self.output_names = [s.name for s in self.outputs]
         has_strings = any(s.datatype == "BYTES" for s in self.inputs + self.outputs)
+        self.signature = ModelSignature(
+            self.name, self.inputs, self.outputs, self.input_by_name, self.output_by_name, self.output_names,
+            self.shared_dims, has_strings,
+        )
         # I/O binding keeps CUDA outputs in device buffers ORT owns until one copy back; string
         # tensors live on the CPU only, so those models use the plain call.
         self._bind_device = "cuda" if self.providers[0] == CUDA and not has_strings else None
@@ -108,6 +145,7 @@ class OnnxModel:
         }
         if self.settings.warmup:
             self._warm_up()
+        self.stats = ModelStats()  # warm-up runs are not inferences
         self.ready = True
 
     def _warm_up(self) -> None:
@@ -127,7 +165,7 @@ class OnnxModel:
         except InferenceFailed as exc:  # a model may reject all-zero input; serving still works
             logger.warning("model %s: warm-up run failed: %s", self.name, exc)
             return
-        logger.info("model %s: warm-up %.1f ms on %s", self.name, first * 1e3, self.providers[0])
+        self.warmup_ms = first * 1e3
 
     def estimate_us(self, feeds: dict[str, np.ndarray]) -> float:
         """Predicted run time of ``feeds`` in µs (infinite before the first run)."""
@@ -137,8 +175,19 @@ class OnnxModel:
         return per_element * sum(a.size for a in feeds.values())
 
     def unload(self) -> None:
+        """Stop taking new requests. The session lives on while in-flight requests hold this instance."""
         self.ready = False
-        self._session = None
+
+    def summary(self) -> str:
+        """The startup line: where it came from, its tensors, device and warm-up."""
+        def tensors(specs: list[TensorSpec]) -> str:
+            return " ".join(f"{s.name}:{s.datatype}{list(s.shape)}".replace(" ", "") for s in specs)
+
+        warm = f", warm-up {self.warmup_ms:.1f} ms" if self.warmup_ms is not None else ""
+        return (
+            f"version {self.version} READY on {self.providers[0] if self.providers else '?'}; "
+            f"inputs {tensors(self.inputs)}; outputs {tensors(self.outputs)}{warm}"
+        )
 
     # --- serving --------------------------------------------------------------------------------
     def metadata(self) -> dict[str, object]:
@@ -162,8 +211,11 @@ class OnnxModel:
                     binding.bind_output(name, self._bind_device)
                 session.run_with_iobinding(binding)
                 results = binding.copy_outputs_to_cpu()
-        except Exception as exc:  # noqa: BLE001 - ORT raises its own Fail/InvalidArgument/RuntimeException types
+        except Exception as exc:
+            if type(exc).__name__ == "InvalidArgument":  # ORT's input checks: the request's fault
+                raise InvalidInput(f"model {self.name} rejected the input: {' '.join(str(exc).split())}") from exc
             raise InferenceFailed(f"inference failed for model {self.name}: {exc}") from exc
+        self.stats.execution_count += 1
         elements = sum(a.size for a in feeds.values()) or 1
         sample = (time.perf_counter() - started) * 1e6 / elements
         previous = self.us_per_element

@@ -18,8 +18,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
-from server import codec, hotpath, metrics
-from server.errors import ModelNotFound, NotImplementedByServer, ServerError
+from server import codec, hotpath, metrics, triton_config
+from server.errors import ModelNotFound, NotImplementedByServer
 from server.hotpath import Inference
 from server.model import OnnxModel
 from server.state import ServerState
@@ -46,11 +46,10 @@ def guarded(handler: Handler) -> Handler:
     async def endpoint(request: Request) -> Response:
         try:
             return await handler(request)
-        except ServerError as exc:
-            return error_response(exc.status, exc.message)
-        except Exception as exc:  # noqa: BLE001 - last resort: answer 500 and keep the connection
-            logger.exception("unhandled error on %s %s", request.method, request.url.path)
-            return error_response(500, f"{type(exc).__name__} : {exc}")
+        except Exception as exc:  # noqa: BLE001 - every failure is answered; the connection stays
+            where = f"{request.method} {request.url.path[:200]}"
+            status, message = hotpath.log_failure(exc, request.headers.get("x-request-id"), where)
+            return error_response(status, message)
 
     return endpoint
 
@@ -59,7 +58,7 @@ async def read_body(request: Request, limit: int) -> bytes:
     return await hotpath.read_body(request.receive, request.headers.get("content-length", "").encode() or None, limit)
 
 
-def build_app(state: ServerState, lifespan: Callable | None = None) -> ASGIApp:  # type: ignore[type-arg]
+def build_app(state: ServerState) -> ASGIApp:
     options = state.options
     repository = state.repository
     limit = options.max_request_size
@@ -98,8 +97,20 @@ def build_app(state: ServerState, lifespan: Callable | None = None) -> ASGIApp: 
     async def model_metadata(request: Request) -> Response:
         return json_response(versioned(request).metadata())
 
+    async def model_config(request: Request) -> Response:
+        return json_response(triton_config.model_config(versioned(request)))
+
+    async def model_stats(request: Request) -> Response:
+        name = request.path_params.get("model_name")
+        if name is None:
+            rows = [stats.triton(n, v) for n, v, stats in state.model_stats()]
+        else:
+            model = versioned(request)
+            rows = [model.stats.triton(model.name, model.version)]
+        return json_response({"model_stats": rows})
+
     async def prometheus(request: Request) -> Response:
-        body, content_type = metrics.exposition(request.headers.get("accept", ""))
+        body, content_type = metrics.exposition(request.headers.get("accept", ""), state.collector)
         return Response(body, media_type=content_type)
 
     # --- inference (the unversioned routes are normally answered by hotpath.FastPath first) -------
@@ -158,11 +169,16 @@ def build_app(state: ServerState, lifespan: Callable | None = None) -> ASGIApp: 
         Route("/v2/health/live", guarded(live), methods=get),
         Route("/v2/health/ready", guarded(ready), methods=get),
         Route("/v2/models", guarded(model_list), methods=get),
+        Route("/v2/models/stats", guarded(model_stats), methods=get),
         Route(model_path, guarded(model_metadata), methods=get),
         Route(model_path + "/ready", guarded(model_ready), methods=get),
         Route(version_path, guarded(model_metadata), methods=get),
         Route(version_path + "/ready", guarded(model_ready), methods=get),
         Route(version_path + "/infer", guarded(v2_infer), methods=post),
+        Route(model_path + "/config", guarded(model_config), methods=get),
+        Route(model_path + "/stats", guarded(model_stats), methods=get),
+        Route(version_path + "/config", guarded(model_config), methods=get),
+        Route(version_path + "/stats", guarded(model_stats), methods=get),
         Route("/v2/repository/index", guarded(repository_index), methods=post),
         Route("/v2/repository/models/{model_name}/load", guarded(repository_load), methods=post),
         Route("/v2/repository/models/{model_name}/unload", guarded(repository_unload), methods=post),
@@ -172,5 +188,5 @@ def build_app(state: ServerState, lifespan: Callable | None = None) -> ASGIApp: 
         assert isinstance(exc, HTTPException)
         return error_response(exc.status_code, exc.detail, dict(exc.headers or {}))
 
-    app = Starlette(routes=routes, exception_handlers={HTTPException: http_error}, lifespan=lifespan)
+    app = Starlette(routes=routes, exception_handlers={HTTPException: http_error})
     return hotpath.FastPath(app, state, inference)

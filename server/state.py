@@ -1,23 +1,33 @@
-"""What the HTTP and gRPC front ends share: options, the model repository and the inference runner."""
+"""What the HTTP and gRPC front ends share: options, the model repository and the inference runner.
+
+Repository operations (KServe's ``ModelRepository`` load/unload, Triton's repository extension) are
+atomic for clients: a (re)load builds and warms the new instance off the event loop and swaps it in
+only when it is ready; requests that already hold the old instance finish on it; an unloaded model
+answers 404 to new requests. Operations on the repository run one at a time.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Iterator
 
 import numpy as np
 
 from server.config import Options
+from server.decode_pool import DecodePool
+from server.errors import ModelNotReady
 from server.model import OnnxModel, SessionSettings
 from server.providers import default_providers
 from server.repository import ModelRepository
 from server.runner import InferenceRunner
+from server.stats import ModelStats, StatsCollector
 
 logger = logging.getLogger("server")
 
 SERVER_NAME = "kserve-onnxserver"
 SERVER_VERSION = "0.1.0"
-EXTENSIONS = ["binary_tensor_data", "model_repository", "model_repository_extension"]
+EXTENSIONS = ["binary_tensor_data", "model_repository", "model_repository_extension", "model_configuration", "statistics"]
 
 
 class ServerState:
@@ -34,22 +44,32 @@ class ServerState:
         self.repository = ModelRepository(Path(options.model_dir), options.model_name, settings)
         self.runner: InferenceRunner | None = None
         self._inline_us = options.inline_inference_us
+        self._lock: asyncio.Lock | None = None
+        self.collector = StatsCollector(self.model_stats)
+        self.decode_pool = DecodePool(options.process_decode_bytes)
 
     def start(self) -> None:
-        """Start the inference threads (in the serving process, after any fork/spawn)."""
+        """Start the inference threads and batchers (in the serving process, after any fork/spawn)."""
         if self.runner is None:
             self.runner = InferenceRunner(self.options.max_threads)
+        for model in self.repository.models.values():
+            self._attach_batcher(model)
 
     def stop(self) -> None:
         if self.runner is not None:
             self.runner.close()
             self.runner = None
+        self.decode_pool.close()
 
     def ready(self) -> bool:
         return all(m.ready for m in self.repository.models.values())
 
     def server_metadata(self) -> dict[str, object]:
         return {"name": SERVER_NAME, "version": SERVER_VERSION, "extensions": EXTENSIONS}
+
+    def model_stats(self) -> Iterator[tuple[str, str, ModelStats]]:
+        for name, model in sorted(self.repository.models.items()):
+            yield name, model.version, model.stats
 
     def infer(self, model: OnnxModel, feeds: dict[str, np.ndarray], outputs: list[str]) -> asyncio.Future:
         """Schedule one inference off the event loop (through the model's batcher when batching is on)."""
@@ -67,24 +87,40 @@ class ServerState:
         assert self.runner is not None, "ServerState.start() was not called"
         return self.runner.submit(model.run, feeds, outputs)
 
+    def load_all(self) -> list[str]:
+        """Load every model before serving (blocking); see ModelRepository.load_all."""
+        return self.repository.load_all()
+
+    # --- repository extension (serving) ----------------------------------------------------------
+    def _repository_lock(self) -> asyncio.Lock:
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        return self._lock
+
     async def load(self, name: str) -> OnnxModel:
-        loop = asyncio.get_running_loop()
-        model = await loop.run_in_executor(None, self.repository.load, name)
-        self._attach_batcher(model)
+        """Load or reload ``name``; the serving instance (if any) keeps serving until the new one is ready."""
+        repository = self.repository
+        async with self._repository_lock():
+            try:
+                model = await asyncio.get_running_loop().run_in_executor(None, repository.build, name)
+            except ModelNotReady as exc:
+                if name not in repository.models:
+                    repository.failures[name] = exc.detail
+                logger.error("model %s: load failed: %s", name, exc.detail)
+                raise
+            if self.runner is not None:
+                self._attach_batcher(model)
+            repository.install(model)
+        logger.info("model %s: %s", name, model.summary())
         return model
 
-    async def load_all(self) -> list[str]:
-        loop = asyncio.get_running_loop()
-        names = await loop.run_in_executor(None, self.repository.load_all)
-        for name in names:
-            self._attach_batcher(self.repository.models[name])
-        return names
-
     async def unload(self, name: str) -> None:
-        self.repository.unload(name)
+        async with self._repository_lock():
+            self.repository.remove(name)
+        logger.info("model %s: unloaded", name)
 
     def _attach_batcher(self, model: OnnxModel) -> None:
-        if self.options.max_batch_size > 1:
+        if self.options.max_batch_size > 1 and model.batcher is None:
             from server.batcher import Batcher
 
             assert self.runner is not None

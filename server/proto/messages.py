@@ -34,6 +34,16 @@ ModelMetadataRequest = _message("ModelMetadataRequest")
 ModelMetadataResponse = _message("ModelMetadataResponse")
 ModelInferRequest = _message("ModelInferRequest")
 ModelInferResponse = _message("ModelInferResponse")
+ModelConfigRequest = _message("ModelConfigRequest")
+ModelConfigResponse = _message("ModelConfigResponse")
+ModelStatisticsRequest = _message("ModelStatisticsRequest")
+ModelStatisticsResponse = _message("ModelStatisticsResponse")
+RepositoryIndexRequest = _message("RepositoryIndexRequest")
+RepositoryIndexResponse = _message("RepositoryIndexResponse")
+RepositoryModelLoadRequest = _message("RepositoryModelLoadRequest")
+RepositoryModelLoadResponse = _message("RepositoryModelLoadResponse")
+RepositoryModelUnloadRequest = _message("RepositoryModelUnloadRequest")
+RepositoryModelUnloadResponse = _message("RepositoryModelUnloadResponse")
 InferParameter = _message("InferParameter")
 InferTensorContents = _message("InferTensorContents")
 
@@ -45,4 +55,9 @@ RPCS: dict[str, tuple[type, type]] = {
     "ServerMetadata": (ServerMetadataRequest, ServerMetadataResponse),
     "ModelMetadata": (ModelMetadataRequest, ModelMetadataResponse),
     "ModelInfer": (ModelInferRequest, ModelInferResponse),
+    "ModelConfig": (ModelConfigRequest, ModelConfigResponse),
+    "ModelStatistics": (ModelStatisticsRequest, ModelStatisticsResponse),
+    "RepositoryIndex": (RepositoryIndexRequest, RepositoryIndexResponse),
+    "RepositoryModelLoad": (RepositoryModelLoadRequest, RepositoryModelLoadResponse),
+    "RepositoryModelUnload": (RepositoryModelUnloadRequest, RepositoryModelUnloadResponse),
 }

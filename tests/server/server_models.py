@@ -108,3 +108,23 @@ def iris_classifier(path: Path) -> tuple[Path, np.ndarray]:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(onx.SerializeToString())
     return path, x
+
+
+def slow(path: Path, layers: int = 24, width: int = 256) -> Path:
+    """FP32 x[batch, width] -> y[batch, width] through ``layers`` MatMul+Relu: a few ms per run."""
+    rng = np.random.default_rng(1)
+    nodes, weights, current = [], [], "x"
+    for i in range(layers):
+        weights.append(numpy_helper.from_array((rng.standard_normal((width, width)) / 16).astype(np.float32), f"w{i}"))
+        nodes.append(helper.make_node("MatMul", [current, f"w{i}"], [f"m{i}"]))
+        out = "y" if i == layers - 1 else f"r{i}"
+        nodes.append(helper.make_node("Relu", [f"m{i}"], [out]))
+        current = out
+    graph = helper.make_graph(
+        nodes,
+        "slow",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", width])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", width])],
+        weights,
+    )
+    return _save(graph, path)

@@ -138,7 +138,7 @@ def test_v2_binary_framing_errors(http: httpx.Client) -> None:
     )
     assert typed.status_code == 200
     for body, length, message in [
-        (header + data[:12], str(len(header)), "runs past"),
+        (header + data[:12], str(len(header)), "binary data is 12 bytes but the inputs declare 16"),
         (header + data + b"xx", str(len(header)), "declare 16"),
         (header + data, str(len(header) + 100), "outside the body"),
         (header + data, "abc", "must be an integer"),
@@ -148,9 +148,9 @@ def test_v2_binary_framing_errors(http: httpx.Client) -> None:
         assert response.status_code == 400, (length, response.text)
         assert message in response.json()["error"]
     strings = orjson.dumps(
-        {"inputs": [{"name": "in_BYTES", "shape": [1, 3], "datatype": "BYTES", "parameters": {"binary_data_size": 9}}]}
+        {"inputs": [{"name": "in_BYTES", "shape": [1, 3], "datatype": "BYTES", "parameters": {"binary_data_size": 14}}]}
     )
-    bad_prefix = (1).to_bytes(4, "little") + b"a" + (100).to_bytes(4, "little")
+    bad_prefix = (1).to_bytes(4, "little") + b"a" + (1).to_bytes(4, "little") + b"b" + (100).to_bytes(4, "little")
     response = http.post("/v2/models/types/infer", content=strings + bad_prefix, headers={"Inference-Header-Content-Length": str(len(strings))})
     assert response.status_code == 400 and "runs past" in response.json()["error"]
 
