@@ -303,3 +303,4 @@ ENV_RAY_NODE_COUNT = "RAY_NODE_COUNT"
 ENV_REQUEST_GPU_COUNT = "REQUEST_GPU_COUNT"
 DEFAULT_PIPELINE_PARALLEL_SIZE = 1
 DEFAULT_TENSOR_PARALLEL_SIZE = 1
+DAEMON_OPT_IN_LABEL = "kserve-compile.io/managed"  # alongside KServe: the daemon reconciles only isvcs labelled "true"

@@ -11,7 +11,8 @@ from __future__ import annotations
 import base64
 import copy
 import hashlib
-from typing import Any, Iterable, NamedTuple, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
 
 from kserve_compile import constants as C
 from kserve_compile.emit.order import APPLY_FIRST, sort_objects

@@ -89,6 +89,7 @@ class Fault:
     headers: dict[str, str] = field(default_factory=dict)
     times: int = 1
     dry_run: bool | None = None  # None = match both
+    delay: float = 0.0  # with status None: answer normally, but only after this many seconds
 
     def matches(self, req: Request) -> bool:
         if self.times <= 0 or req.method != self.method or not re.search(self.path_re, req.path):
@@ -193,6 +194,7 @@ class FakeApi:
         self.compacted_rv = 0
         self.watch_epoch = 0
         self.faults: list[Fault] = []
+        self.watch_faults: list[tuple[str, str]] = []  # (plural, mode), consumed by open watches
         self.log: list[Request] = []
         self.immutable: dict[str, list[tuple[str, ...]]] = {"Deployment": [("spec", "selector")]}
         self.on_write: list[Callable[[str, dict[str, Any]], None]] = []
@@ -232,6 +234,30 @@ class FakeApi:
         with self.lock:
             self.faults.append(fault)
         return fault
+
+    def delay(self, method: str, path_re: str, seconds: float, times: int = 1) -> Fault:
+        """Do the request at once, but hold its response back ``seconds`` (a slow network or server)."""
+        fault = Fault(method, path_re, status=None, times=times, delay=seconds)  # type: ignore[arg-type]
+        with self.lock:
+            self.faults.append(fault)
+        return fault
+
+    def break_watches(self, plural: str, mode: str, times: int = 1) -> None:
+        """Make the next ``times`` open watches on ``plural`` fail: ``reset`` (connection torn down mid-stream),
+        ``garbage`` (a line that is not JSON), ``close`` (the server ends the stream early), ``error`` (an ERROR
+        event with code 500) or ``hang`` (the stream goes silent: no events, no bookmarks)."""
+        with self.lock:
+            self.watch_faults.extend([(plural, mode)] * times)
+            self.lock.notify_all()
+
+    def watch_count(self, plural: str) -> int:
+        """How many watch requests on ``plural`` were made so far."""
+        with self.lock:
+            return sum(1 for r in self.log if r.query.get("watch") == "true" and r.path.endswith("/" + plural))
+
+    def requests_since(self, mark: int, watches: bool = False) -> list[Request]:
+        with self.lock:
+            return [r for r in self.log[mark:] if watches or r.query.get("watch") != "true"]
 
     def writes(self) -> list[Request]:
         return [r for r in self.log if r.is_write]
@@ -283,6 +309,13 @@ class FakeApi:
             self.watch_epoch += 1
             self.events.clear()
             self.lock.notify_all()
+
+    def _take_watch_fault(self, plural: str) -> str:
+        for i, (p, mode) in enumerate(self.watch_faults):
+            if p == plural:
+                del self.watch_faults[i]
+                return mode
+        return ""
 
     # --- store ----------------------------------------------------------------------------------
     def _res_for(self, api_version: str, kind: str) -> tuple:
@@ -524,6 +557,9 @@ class _Handler(BaseHTTPRequestHandler):
             fault = next((f for f in fake.faults if f.matches(req)), None)
             if fault:
                 fault.times -= 1
+        delay = 0.0
+        if fault and fault.status is None:
+            delay, fault = fault.delay, None
         if fault:
             if fault.status == 0:
                 self.close_connection = True
@@ -550,6 +586,10 @@ class _Handler(BaseHTTPRequestHandler):
             if method == "GET" and not name and query.get("watch") in ("true", "1"):
                 return self._watch(res, ns, query)
             code, out = self._dispatch(method, res, ns, name, sub, query, body, ctype)
+            if delay:
+                import time as _time
+
+                _time.sleep(delay)
             self._send(code, out)
         except ApiFailure as failure:
             self._send(failure.code, failure.body)
@@ -684,8 +724,18 @@ class _Handler(BaseHTTPRequestHandler):
                             continue
                         if not _match_fields(obj, query.get("fieldSelector", "")):
                             continue
+                        if not _match_labels(obj, query.get("labelSelector", "")):
+                            continue
                         emit({"type": etype, "object": obj})
                         sent_rv = rv
+                    mode = fake._take_watch_fault(plural)
+                    if mode:
+                        fake.lock.release()
+                        try:
+                            if self._watch_fault(mode, emit):
+                                return
+                        finally:
+                            fake.lock.acquire()
                     remaining = deadline - _time.monotonic()
                     if remaining <= 0:
                         return
@@ -694,5 +744,24 @@ class _Handler(BaseHTTPRequestHandler):
                         emit({"type": "BOOKMARK", "object": {"kind": kind, "apiVersion": f"{group}/{version}"
                               if group else version, "metadata": {"resourceVersion": str(sent_rv)}}})
                     fake.lock.wait(min(remaining, 0.5))
-        except (BrokenPipeError, ConnectionResetError):
+        except (BrokenPipeError, ConnectionResetError, OSError):
             return
+
+    def _watch_fault(self, mode: str, emit: Callable[[dict[str, Any]], None]) -> bool:
+        """Inject one watch failure; True when the stream is over."""
+        import time as _time
+
+        if mode == "garbage":
+            self.wfile.write(b"this is not json\n")
+            self.wfile.flush()
+        elif mode == "error":
+            emit({"type": "ERROR", "object": _status_body(500, "InternalError", "etcd leader changed")})
+        elif mode == "reset":
+            self.wfile.flush()
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+            self.close_connection = True
+            self.connection.close()
+        elif mode == "hang":
+            while not self.fake._stopping:
+                _time.sleep(0.05)
+        return True  # "close" and everything else: end the stream
