@@ -90,6 +90,7 @@ class Fault:
     times: int = 1
     dry_run: bool | None = None  # None = match both
     delay: float = 0.0  # with status None: answer normally, but only after this many seconds
+    raw: bytes | None = None  # answer with these bytes as the body (e.g. a broken proxy's page)
 
     def matches(self, req: Request) -> bool:
         if self.times <= 0 or req.method != self.method or not re.search(self.path_re, req.path):
@@ -228,9 +229,9 @@ class FakeApi:
     # --- test helpers ---------------------------------------------------------------------------
     def fail(self, method: str, path_re: str, status: int = 500, times: int = 1, *, reason: str = "",
              message: str = "", causes: list[dict[str, Any]] | None = None, headers: dict[str, str] | None = None,
-             dry_run: bool | None = None) -> Fault:
+             dry_run: bool | None = None, raw: bytes | None = None) -> Fault:
         fault = Fault(method, path_re, status, _status_body(status, reason, message, causes), headers or {},
-                      times, dry_run)
+                      times, dry_run, raw=raw)
         with self.lock:
             self.faults.append(fault)
         return fault
@@ -541,6 +542,13 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _send_raw(self, code: int, data: bytes) -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
     def _handle(self, method: str) -> None:
         fake = self.fake
         url = urlsplit(self.path)
@@ -568,6 +576,8 @@ class _Handler(BaseHTTPRequestHandler):
                 except OSError:
                     pass
                 return
+            if fault.raw is not None:
+                return self._send_raw(fault.status, fault.raw)
             return self._send(fault.status, fault.body, fault.headers)
         try:
             if url.path in ("/api", "/apis", "/version") or url.path.count("/") <= 3 and method == "GET" \
@@ -699,11 +709,11 @@ class _Handler(BaseHTTPRequestHandler):
         timeout = float(query.get("timeoutSeconds") or 30)
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")  # as kube-apiserver streams watches
         self.end_headers()
 
         def emit(event: dict[str, Any]) -> None:
-            self.wfile.write(json.dumps(event).encode() + b"\n")
-            self.wfile.flush()
+            self._chunk(json.dumps(event).encode() + b"\n")
 
         import time as _time
 
@@ -746,17 +756,28 @@ class _Handler(BaseHTTPRequestHandler):
                     fake.lock.wait(min(remaining, 0.5))
         except (BrokenPipeError, ConnectionResetError, OSError):
             return
+        finally:
+            if not getattr(self, "_was_reset", False):
+                try:
+                    self.wfile.write(b"0\r\n\r\n")  # the end of a chunked stream: a clean close
+                    self.wfile.flush()
+                except OSError:
+                    pass
+
+    def _chunk(self, data: bytes) -> None:
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
 
     def _watch_fault(self, mode: str, emit: Callable[[dict[str, Any]], None]) -> bool:
         """Inject one watch failure; True when the stream is over."""
         import time as _time
 
         if mode == "garbage":
-            self.wfile.write(b"this is not json\n")
-            self.wfile.flush()
+            self._chunk(b"this is not json\n")
         elif mode == "error":
             emit({"type": "ERROR", "object": _status_body(500, "InternalError", "etcd leader changed")})
         elif mode == "reset":
+            self._was_reset = True
             self.wfile.flush()
             self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
             self.close_connection = True

@@ -47,7 +47,7 @@ _DAEMONS: list[Daemon] = []
 
 
 @pytest.fixture(autouse=True)
-def _stop_daemons():
+def _stop_daemons(fake):  # torn down before the fake API server stops
     yield
     while _DAEMONS:
         _DAEMONS.pop().stop.set()  # ends the watch threads of the on-demand (credential) informers
