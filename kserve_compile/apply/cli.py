@@ -241,6 +241,7 @@ def daemon_command(
                                    help="An informer failing this long fails /healthz (the pod is restarted)."),
     retry_base: str = typer.Option("500ms", "--retry-base-delay", help="First retry delay of a failed object."),
     retry_max: str = typer.Option("5m", "--retry-max-delay", help="Longest retry delay of a failed object."),
+    workers: int = typer.Option(4, "--workers", min=1, help="Concurrent reconciles (never two on one object)."),
     health_addr: str = typer.Option(f":{C.DAEMON_HEALTH_PORT}", "--health-addr", help="Address for /healthz and /readyz."),
     metrics_addr: str = typer.Option(f":{C.DAEMON_METRICS_PORT}", "--metrics-addr", help="Address for /metrics."),
     kubeconfig: Optional[str] = _KUBECONFIG,
@@ -270,7 +271,7 @@ def daemon_command(
         client = _kube(server, kubeconfig, context, in_cluster=in_cluster)
         cfg = daemon.DaemonConfig(namespaces=scoped, selector=selector, config_namespace=config_namespace,
                                   leader_elect=leader_elect, lease_namespace=lease_namespace or _pod_namespace(),
-                                  lease_name=lease_name, watch_timeout=max(1, int(_seconds("--watch-timeout",
+                                  lease_name=lease_name, workers=workers, watch_timeout=max(1, int(_seconds("--watch-timeout",
                                                                                            watch_timeout))),
                                   **timing)
         return daemon.Daemon(client, cfg).serve(health_addr, metrics_addr)

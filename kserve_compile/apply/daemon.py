@@ -88,6 +88,7 @@ class DaemonConfig:
     retry_base: float = 0.5
     retry_max: float = 300.0
     backoff_max: float = 30.0
+    workers: int = 4  # concurrent reconciles; the queue never hands one key to two workers
 
     def __post_init__(self) -> None:
         self.lease_name = self.lease_name or shard_lease_name(self.namespaces, self.selector)
@@ -169,7 +170,7 @@ class Daemon:
         self.live = LiveCache()
         self._seen: dict[Item, tuple[Any, ...]] = {}
         self._runtime_verdicts: dict[tuple[str, str, str, str], str] = {}
-        self._worker: threading.Thread | None = None
+        self._workers: list[threading.Thread] = []
         scoped = cfg.namespaces or ("",)
         self.isvcs = self._group("serving.kserve.io/v1beta1", C.KIND_ISVC, scoped, self._on_isvc, cfg.selector)
         self.graphs = self._group("serving.kserve.io/v1alpha1", C.KIND_IG, scoped, self._on_graph, cfg.selector)
@@ -301,8 +302,8 @@ class Daemon:
         stuck = [i for i in self.informers() if i.failing_for() > self.cfg.dead_after]
         if stuck:
             return f"informer {stuck[0].name} has not recovered in {stuck[0].failing_for():.0f}s: {stuck[0].last_error}"
-        if self._worker is not None and not self._worker.is_alive():
-            return "the reconcile worker exited"
+        if any(not w.is_alive() for w in self._workers) and not self.stop.is_set():
+            return "a reconcile worker exited"
         if time.monotonic() - self.heartbeat > 3 * self.cfg.resync_seconds + 60:
             return "the reconcile worker is stuck"
         return ""
@@ -472,10 +473,14 @@ class Daemon:
             self.heartbeat = time.monotonic()
             self.stop.wait(0.2)
 
-    def work(self) -> None:
-        """The worker loop: nothing before every informer has synced; then one key at a time, resync on a timer."""
+    def work(self, timer: bool = True) -> None:
+        """A worker loop: nothing before every informer has synced; then one key at a time.
+
+        The worker with ``timer`` also enqueues everything once synced and on every resync period.
+        """
         self.wait_until_ready()
-        self.resync()
+        if timer:
+            self.resync()
         next_resync = time.monotonic() + self.cfg.resync_seconds
         while not self.stop.is_set():
             self.heartbeat = time.monotonic()
@@ -485,7 +490,7 @@ class Daemon:
             if item is not None:
                 self.process(item)
             self.metrics.set("workqueue_depth", len(self.queue))
-            if time.monotonic() >= next_resync:
+            if timer and time.monotonic() >= next_resync:
                 self.resync()
                 self.metrics.inc("resyncs_total")
                 next_resync = time.monotonic() + self.cfg.resync_seconds * random.uniform(0.9, 1.1)
@@ -502,12 +507,15 @@ class Daemon:
         lost = threading.Event()
         if self.elector:
             threading.Thread(target=self._lead, args=(lost,), name="leader election", daemon=True).start()
-        self._worker = threading.Thread(target=self.work, name="reconcile worker", daemon=True)
-        self._worker.start()
+        self._workers = [threading.Thread(target=self.work, args=(i == 0,), name=f"reconcile worker {i}", daemon=True)
+                         for i in range(max(1, self.cfg.workers))]
+        for worker in self._workers:
+            worker.start()
         log.info("daemon started (identity %s, lease %s/%s)", self.cfg.identity, self.cfg.lease_namespace,
                  self.cfg.lease_name)
         self.stop.wait()
-        self._worker.join(timeout=30)
+        for worker in self._workers:
+            worker.join(timeout=30)
         if self.elector and not lost.is_set() and self.elector.release():
             log.info("released Lease %s/%s", self.cfg.lease_namespace, self.cfg.lease_name)
         for s in servers:

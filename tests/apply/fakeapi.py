@@ -18,6 +18,7 @@ operation and subresource — see tests/apply/test_apply_smd.py and docs/apply.m
 
 from __future__ import annotations
 
+import bisect
 import copy
 import itertools
 import json
@@ -192,6 +193,7 @@ class FakeApi:
         self.rv = itertools.count(100)
         self.current_rv = 99
         self.events: list[tuple[int, tuple[str, str], str, dict[str, Any]]] = []
+        self.event_rvs: list[int] = []  # the rvs of ``events``, ascending: watches bisect into it
         self.compacted_rv = 0
         self.watch_epoch = 0
         self.faults: list[Fault] = []
@@ -309,6 +311,7 @@ class FakeApi:
             self.compacted_rv = self.current_rv
             self.watch_epoch += 1
             self.events.clear()
+            self.event_rvs.clear()
             self.lock.notify_all()
 
     def _take_watch_fault(self, plural: str) -> str:
@@ -387,6 +390,7 @@ class FakeApi:
 
     def _event(self, kind: str, key, obj: dict[str, Any]) -> None:
         self.events.append((self.current_rv, (key[0], key[1]), kind, copy.deepcopy(obj)))
+        self.event_rvs.append(self.current_rv)
         self.lock.notify_all()
 
     def apply(self, key, res, body: dict[str, Any], manager: str, force: bool, dry_run: bool,
@@ -469,6 +473,16 @@ class FakeApi:
         except (OracleConflict, OracleError) as err:
             raise ApiFailure(500, "InternalError", f"{key[3]}: {err}") from None
         return self._commit(key, res, result.object, manager, "Update", (), managed_fields=result.managed_fields)
+
+
+def _load_body(raw: bytes, ctype: str) -> Any:
+    """JSON, or YAML for apply patches (clients mostly send JSON, which is YAML too: try the fast parser first)."""
+    try:
+        return json.loads(raw)
+    except ValueError:
+        if "yaml" not in ctype:
+            raise
+        return yaml.safe_load(raw)
 
 
 def _strip_rv(obj: dict[str, Any]) -> dict[str, Any]:
@@ -558,7 +572,7 @@ class _Handler(BaseHTTPRequestHandler):
         ctype = self.headers.get("Content-Type", "")
         body = None
         if raw:
-            body = yaml.safe_load(raw) if "yaml" in ctype else json.loads(raw)
+            body = _load_body(raw, ctype)
         req = Request(method, url.path, query, ctype, body)
         with fake.lock:
             fake.log.append(req)
@@ -727,7 +741,8 @@ class _Handler(BaseHTTPRequestHandler):
                         emit({"type": "ERROR", "object": _status_body(
                             410, "Expired", f"too old resource version: {since} ({fake.compacted_rv})")})
                         return
-                    for rv, gp, etype, obj in fake.events:
+                    first = bisect.bisect_right(fake.event_rvs, sent_rv)
+                    for rv, gp, etype, obj in fake.events[first:]:
                         if rv <= sent_rv or gp != (group, plural):
                             continue
                         if ns and (obj.get("metadata") or {}).get("namespace") != ns:

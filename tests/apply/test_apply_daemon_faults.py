@@ -12,8 +12,9 @@ import time
 
 import pytest
 import yaml
-from test_apply_daemon import (
+from test_apply_daemon import (  # noqa: F401  (_stop_daemons: the autouse fixture that ends daemon threads)
     CONFIGMAP,
+    _stop_daemons,
     fake_render,
     fake_urls,
     isvc,
@@ -89,7 +90,7 @@ def test_informer_survives_a_handler_exception(fake, kube):
 
 def test_readiness_then_liveness_fail_while_an_informer_cannot_recover(fake, kube):
     fake.put(CONFIGMAP)
-    daemon = make_daemon(kube, fake, not_ready_after=0.3, dead_after=1.0, backoff_max=0.1)
+    daemon = make_daemon(kube, fake, not_ready_after=0.3, dead_after=3.0, backoff_max=0.1)
     daemon.start_informers()
     wait_until(lambda: daemon.not_ready_reason() == "")
     outage = fake.fail("GET", r"/inferenceservices$", 503, times=10**6, message="etcd unavailable")

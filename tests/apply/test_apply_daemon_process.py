@@ -103,7 +103,8 @@ def test_process_renders_nothing_before_the_configmap_and_never_guesses_the_mode
     fake.put(isvc("m"))  # no deploymentMode annotation: the ConfigMap decides
     daemon = start("--no-leader-elect")
     wait_until(lambda: daemon.get("/readyz")[0] == 503 and "ConfigMap" in daemon.get("/readyz")[1], timeout=30)
-    code, reason = daemon.get("/readyz")
+    assert daemon.get("/readyz")[0] == 503
+    reason = daemon.get("/readyz")[1]
     assert reason == ("ConfigMap kserve/inferenceservice-config not found: nothing is rendered until it exists "
                       "(--config-namespace)\n")
     time.sleep(1.0)
