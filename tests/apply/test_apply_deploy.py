@@ -11,6 +11,7 @@ import tomllib
 import pytest
 import yaml
 
+from kserve_compile import constants as C
 from kserve_compile.apply import rbac
 from kserve_compile.apply.daemon import PERMISSIONS, Daemon, DaemonConfig
 
@@ -86,6 +87,7 @@ def test_bindings_and_deployment_reference_the_service_account():
     assert args[args.index("--health-addr") + 1] == f":{ports['health']}"
     assert args[args.index("--metrics-addr") + 1] == f":{ports['metrics']}"
     assert args[args.index("--resync") + 1] == "10m"
+    assert ports == {"health": C.DAEMON_HEALTH_PORT, "metrics": C.DAEMON_METRICS_PORT}  # the CLI's defaults
     assert container["livenessProbe"]["httpGet"]["path"] == "/healthz"
     assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
     assert dep["spec"]["selector"]["matchLabels"].items() <= dep["spec"]["template"]["metadata"]["labels"].items()
