@@ -211,9 +211,9 @@ class Daemon:
             self.live.kinds.add(group_kind(group, kind))
             out += [self._informer(api_version, kind, ns, self._on_child, label_selector=C.LABEL_APPLYSET_PART_OF)
                     for ns in namespaces]
-        self.live.parents = self._informer("v1", "ConfigMap", "", lambda e, o: None,
-                                           label_selector=C.LABEL_APPLYSET_ID)
-        return [*out, self.live.parents]
+        parents = self._group("v1", "ConfigMap", namespaces, lambda e, o: None, label_selector=C.LABEL_APPLYSET_ID)
+        self.live.parents = parents
+        return [*out, *parents.parts]
 
     def informers(self) -> list[Informer]:
         return [*self.fixed, *self.accounts.informers(), *self.secrets.informers()]

@@ -20,7 +20,7 @@ import threading
 from typing import Any
 
 from kserve_compile import constants as C
-from kserve_compile.apply.informer import Informer, rv_of
+from kserve_compile.apply.informer import InformerGroup, rv_of
 from kserve_compile.apply.objects import Obj, ObjKey, key_of
 
 
@@ -71,7 +71,7 @@ class LiveCache:
     def __init__(self) -> None:
         self.members_by_set: dict[str, dict[ObjKey, Obj]] = {}
         self.kinds: set[str] = set()  # GroupKinds with a synced informer
-        self.parents: Informer | None = None
+        self.parents: InformerGroup | None = None
         self._lock = threading.Lock()
 
     def on_child(self, event: str, obj: Obj) -> None:
@@ -102,6 +102,6 @@ class LiveCache:
     def parent(self, namespace: str, name: str) -> Obj | None:
         """The cached parent ConfigMap; None when it is not cached (the caller GETs: a ConfigMap of that name
         without the ApplySet label is invisible here and must still be refused)."""
-        if self.parents is None or not self.parents.synced.is_set():
+        if self.parents is None or not self.parents.synced():
             return None
         return self.parents.get((namespace, name))
