@@ -161,6 +161,8 @@ class Informer:
                 reason = "unexpected"
                 self.last_error = f"{type(err).__name__}: {err}"
                 log.exception("informer %s: unexpected failure", self.name)
+            if stop.is_set():
+                return  # shutting down: the failure is the shutdown's
             self._needs_list = True
             self.metrics.inc("watch_restarts_total", resource=self.res.plural, reason=reason)
             if reason != "expired":

@@ -130,7 +130,7 @@ def test_one_bad_object_is_contained_retried_and_reported(fake, kube):
             return [None]  # a renderer bug: not even a mapping (the applier trips over it)
         return fake_render(objects, configmap, source)
 
-    daemon = make_daemon(kube, fake, render=render, retry_base=0.05)
+    daemon = make_daemon(kube, fake, render=render, retry_base=1.0)  # longer than a drain under load
     sync(daemon)
     assert fake.names("apps", "deployments", NS) == ["good-predictor"]
     ready = {c["type"]: c for c in status_of(fake, "bad")["conditions"]}["Ready"]
