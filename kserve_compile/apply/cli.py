@@ -31,7 +31,7 @@ def _failure(err: Exception) -> tuple[int, str]:
 
     from kserve_compile.apply.diffing import ManifestError
     from kserve_compile.apply.engine import ApplySetError
-    from kserve_compile.apply.kube import ApiError, ClusterUnreachable
+    from kserve_compile.apply.kube import ApiError, ClusterRefused, ClusterUnreachable
     from kserve_compile.durations import DurationError
     from kserve_compile.errors import CompileError, InputError, UsageError
 
@@ -45,6 +45,7 @@ def _failure(err: Exception) -> tuple[int, str]:
         (ManifestError, EXIT_INVALID, "{}"),
         (ApplySetError, EXIT_INVALID, "{}"),
         (ClusterUnreachable, EXIT_INVALID, "error: {message}"),
+        (ClusterRefused, EXIT_INVALID, "error: {message}"),
         (ApiError, EXIT_INVALID, "error from the API server: {}"),
     )
     for cls, code, template in table:
@@ -144,9 +145,15 @@ def diff_command(
             return EXIT_INVALID if diffs else EXIT_OK
         from kserve_compile.apply.engine import ApplyOptions, diff_cluster
 
+        from kserve_compile.apply.kube import ApiError
+
         objects = _objects(files, rendered, config)
         opts = ApplyOptions(field_manager=field_manager, namespace=namespace, applyset=_applyset_name(applyset))
-        results, errors = diff_cluster(_kube(server, kubeconfig, context), objects, opts)
+        try:
+            results, errors = diff_cluster(_kube(server, kubeconfig, context), objects, opts)
+        except ApiError as err:  # unreachable or refusing server: the diff itself failed (kubectl diff: > 1)
+            _err(_failure(err)[1])
+            return 2
         for r in results:
             if r.action != "unchanged":
                 typer.echo(diffing.unified(r.key, r.live, r.merged), nl=False)

@@ -25,7 +25,7 @@ from typing import Any
 from kserve_compile import __version__
 from kserve_compile import constants as C
 from kserve_compile.apply import kstatus
-from kserve_compile.apply.kube import ApiError, ClusterUnreachable, Kube, Resource
+from kserve_compile.apply.kube import ApiError, ClusterRefused, ClusterUnreachable, Kube, Resource
 from kserve_compile.apply.livecache import AppliedRecord, LiveCache
 from kserve_compile.apply.objects import (
     NEVER_PRUNE_KINDS,
@@ -133,7 +133,7 @@ class Applier:
                 continue
             try:
                 res = self.kube.resource_of(obj)
-            except ClusterUnreachable:
+            except (ClusterUnreachable, ClusterRefused):
                 raise  # one clear error naming the server, not one line per object
             except ApiError as err:
                 errors.append(f"{obj['kind']}/{name}: {err.message}")

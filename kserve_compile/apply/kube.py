@@ -51,6 +51,16 @@ class WatchExpired(Exception):
     """The server answered a watch with 410 Gone: the resourceVersion is too old; relist."""
 
 
+class ClusterRefused(ApiError):
+    """The API server answered discovery with 401/403: bad or missing credentials; names the server and context."""
+
+    def __init__(self, server: str, context: str, err: ApiError) -> None:
+        where = f"the API server at {server or '?'}" + (f" (kubeconfig context {context!r})" if context else "")
+        super().__init__(err.status, err.reason, f"{where} refused the request: {err.status} {err.reason}: "
+                                                 f"{err.message}".rstrip(": "))
+        self.server, self.context = server, context
+
+
 class WatchBroken(Exception):
     """A watch stream failed mid-way: connection reset, protocol error, read timeout, or a line that is not JSON."""
 
@@ -182,6 +192,8 @@ class Kube:
         except ApiError as err:
             if err.status == 404:
                 raise ApiError(404, "NotFound", f"the server does not serve API version {api_version!r}") from None
+            if err.status in (401, 403):
+                raise ClusterRefused(self.server, self.context, err) from None
             raise
         with self._lock:
             for res in (body or {}).get("resources") or []:

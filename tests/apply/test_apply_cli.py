@@ -168,3 +168,14 @@ def test_failures_map_to_exit_codes_by_class_not_by_name():
     assert _failure(ClusterUnreachable("https://k:6443", "prod", "refused")) == (
         EXIT_INVALID, "error: cannot reach the API server at https://k:6443 (kubeconfig context 'prod'): refused")
     assert _failure(ApiError(403, "Forbidden", "no"))[0] == EXIT_INVALID
+
+
+def test_refusing_server_names_itself_and_diff_exits_2(fake, tmp_path):
+    files = write(tmp_path / "r.yaml", [deployment("d")])
+    fake.fail("GET", r"^/apis/apps/v1$", status=401, reason="Unauthorized", message="token expired", times=10)
+    applied = runner.invoke(app(), ["apply", files, "--rendered", "--server", fake.url, "-n", "ns"])
+    assert applied.exit_code == 1
+    assert f"error: the API server at {fake.url} refused the request: 401 Unauthorized: token expired" in applied.stderr
+    diffed = runner.invoke(app(), ["diff", "--cluster", files, "--rendered", "--server", fake.url, "-n", "ns"])
+    assert diffed.exit_code == 2  # kubectl diff: above 1 means the diff itself failed, not "changes found"
+    assert "refused the request: 401" in diffed.stderr and "internal error" not in diffed.stderr
