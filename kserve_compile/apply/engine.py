@@ -25,7 +25,13 @@ from typing import Any
 from kserve_compile import __version__
 from kserve_compile import constants as C
 from kserve_compile.apply import kstatus
-from kserve_compile.apply.kube import ApiError, ClusterRefused, ClusterUnreachable, Kube, Resource
+from kserve_compile.apply.kube import (
+    ApiError,
+    ClusterRefused,
+    ClusterUnreachable,
+    Kube,
+    Resource,
+)
 from kserve_compile.apply.livecache import AppliedRecord, LiveCache
 from kserve_compile.apply.objects import (
     NEVER_PRUNE_KINDS,

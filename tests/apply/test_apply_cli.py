@@ -6,9 +6,9 @@ import pathlib
 
 import typer
 import yaml
+from kc_manifests import deployment, isvc_set
 from typer.testing import CliRunner
 
-from kc_manifests import deployment, isvc_set
 from kserve_compile.apply.cli import register
 
 runner = CliRunner()
@@ -155,7 +155,12 @@ def test_time_flags_take_durations(fake, tmp_path):
 
 
 def test_failures_map_to_exit_codes_by_class_not_by_name():
-    from kserve_compile.apply.cli import EXIT_INTERNAL, EXIT_INVALID, EXIT_USAGE, _failure
+    from kserve_compile.apply.cli import (
+        EXIT_INTERNAL,
+        EXIT_INVALID,
+        EXIT_USAGE,
+        _failure,
+    )
     from kserve_compile.apply.kube import ApiError, ClusterUnreachable
     from kserve_compile.errors import UsageError
 
