@@ -6,7 +6,11 @@ subresources and watches of custom resources, so it builds paths itself from API
 sends them through ``ApiClient`` (auth, TLS and kubeconfig handling stay the official client's).
 
 Retries: 429 (honouring ``Retry-After``), 500/502/503/504 and dropped connections are retried with
-exponential backoff; everything else is raised as :class:`ApiError` at once.
+exponential backoff; everything else is raised as :class:`ApiError` at once. A server that cannot be
+reached after every retry raises :class:`ClusterUnreachable`, one that refuses our credentials during
+discovery :class:`ClusterRefused`; both name the server and the kubeconfig context. Watches have a
+client-side read timeout and raise :class:`WatchBroken` when their stream fails mid-way (informer.py
+recovers from it).
 """
 
 from __future__ import annotations

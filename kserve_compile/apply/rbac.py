@@ -1,5 +1,8 @@
 """What the daemon does with each resource — the one table its RBAC and its child informers are derived from.
 
+The counterpart of KServe's manager ClusterRole (``config/rbac/role.yaml``, generated there from kubebuilder
+markers), narrowed to what this daemon does: it reads ServiceAccounts and Secrets but never writes them.
+
 ``python -m kserve_compile.apply.rbac`` prints ``deploy/base/rbac.yaml``; a test checks the file is exactly
 that output, and that the daemon's code touches nothing this table does not grant.
 """
