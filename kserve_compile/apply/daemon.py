@@ -56,7 +56,7 @@ from kserve_compile.apply.workqueue import RateLimitedQueue
 __all__ = ["PERMISSIONS", "Daemon", "DaemonConfig", "Metrics", "shard_lease_name"]
 
 log = logging.getLogger("kserve_compile.daemon")
-INPUT_KINDS = frozenset({C.KIND_ISVC, C.KIND_SR, C.KIND_CSR, C.KIND_IG, "ServiceAccount", "Secret"})
+INPUT_KINDS = frozenset({C.KIND_ISVC, C.KIND_SR, C.KIND_CSR, C.KIND_IG, C.KIND_CSC, "ServiceAccount", "Secret"})
 Item = tuple[str, str, str]  # ("isvc" | "ig", namespace, name)
 
 
@@ -180,8 +180,9 @@ class Daemon:
                                          field_selector=f"metadata.name={C.CONFIGMAP_NAME}")
         self.accounts = NamedInformers(lambda ns, n: self._named("ServiceAccount", ns, n), self.stop)
         self.secrets = NamedInformers(lambda ns, n: self._named("Secret", ns, n), self.stop)
+        self.storage_containers = self._optional("serving.kserve.io/v1alpha1", C.KIND_CSC)
         self.fixed: list[Informer] = [*self.isvcs.parts, *self.graphs.parts, *self.runtimes.parts,
-                                      self.cluster_runtimes, self.configmaps]
+                                      self.cluster_runtimes, self.configmaps, *self.storage_containers]
         self.fixed += self._child_informers(scoped)
 
     # --- informers --------------------------------------------------------------------------------
@@ -196,6 +197,13 @@ class Daemon:
                label_selector: str = "") -> InformerGroup:
         return InformerGroup(self._informer(api_version, kind, ns, handler, label_selector=label_selector)
                              for ns in namespaces)
+
+    def _optional(self, api_version: str, kind: str) -> list[Informer]:
+        """A cluster-scoped input informer, or none where the cluster does not serve the kind."""
+        try:
+            return [self._informer(api_version, kind, "", self._on_global)]
+        except ApiError:
+            return []
 
     def _named(self, kind: str, namespace: str, name: str) -> Informer:
         return self._informer("v1", kind, namespace, self._on_credential, field_selector=f"metadata.name={name}")
@@ -388,6 +396,7 @@ class Daemon:
         inputs = [obj, *runtimes]
         if obj.get("kind") == C.KIND_ISVC:
             inputs += credential_inputs(obj, configmap, self.accounts.get, self.secrets.get)
+            inputs += [o for informer in self.storage_containers for o in informer.items()]
         try:
             out = self.render(inputs, configmap, f"<cluster>/{namespace}/{obj['kind']}/{name}")
         except Exception as err:  # noqa: BLE001 - any render failure becomes a status condition

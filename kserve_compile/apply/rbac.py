@@ -44,6 +44,8 @@ USES: tuple[Use, ...] = (
         "ownerReferences with blockOwnerDeletion"),
     Use("serving.kserve.io/v1alpha1", C.KIND_SR, "servingruntimes", READ, "input"),
     Use("serving.kserve.io/v1alpha1", C.KIND_CSR, "clusterservingruntimes", READ, "input"),
+    Use("serving.kserve.io/v1alpha1", C.KIND_CSC, "clusterstoragecontainers", READ,
+        "input: storage-initializer containers (watched only where the cluster serves the kind)"),
     Use("v1", "ServiceAccount", "serviceaccounts", READ, "storage credentials (only those an isvc names)"),
     Use("v1", "Secret", "secrets", READ, "storage credentials (only those an isvc's ServiceAccount names)"),
     Use("v1", "Event", "events", ("create",), "failures reported on the object"),

@@ -55,6 +55,7 @@ RESOURCES = [
     ("serving.kserve.io", "v1alpha1", "ServingRuntime", "servingruntimes", True, False),
     ("serving.kserve.io", "v1alpha1", "ClusterServingRuntime", "clusterservingruntimes", False, False),
     ("serving.kserve.io", "v1alpha1", "InferenceGraph", "inferencegraphs", True, True),
+    ("serving.kserve.io", "v1alpha1", "ClusterStorageContainer", "clusterstoragecontainers", False, False),
     ("coordination.k8s.io", "v1", "Lease", "leases", True, False),
     ("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions", False, True),
     ("rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles", False, False),

@@ -190,7 +190,12 @@ def test_daemon_renders_what_render_renders_including_storage_credentials(fake, 
               "data": {"AWS_ACCESS_KEY_ID": b64("id"), "AWS_SECRET_ACCESS_KEY": b64("key")}}
     unrelated = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "someone-elses", "namespace": NS},
                  "data": {"password": b64("x")}}
-    for obj in (model, account, secret, unrelated):
+    container = {"apiVersion": "serving.kserve.io/v1alpha1", "kind": "ClusterStorageContainer",
+                 "metadata": {"name": "s3-custom"},
+                 "spec": {"workloadType": "initContainer", "supportedUriFormats": [{"prefix": "s3://"}],
+                          "container": {"name": "storage-initializer", "image": "example.com/s3-initializer:1",
+                                        "resources": {"requests": {"cpu": "100m", "memory": "100Mi"}}}}}
+    for obj in (model, account, secret, unrelated, container):
         fake.put(obj)
     seen: list[list[dict]] = []
 
@@ -203,12 +208,15 @@ def test_daemon_renders_what_render_renders_including_storage_credentials(fake, 
 
     daemon = make_daemon(kube, fake, render=spy)
     sync(daemon)
-    (tmp_path / "in.yaml").write_text(yaml.safe_dump_all([model, account, secret, CONFIGMAP]))
+    (tmp_path / "in.yaml").write_text(yaml.safe_dump_all([model, account, secret, container, CONFIGMAP]))
     assert seen[-1] == api.render_files([str(tmp_path / "in.yaml")])
-    assert seen[-2] == ["InferenceService/creds", "ServiceAccount/s3-reader", "Secret/s3-creds"]  # only those named
+    assert seen[-2] == ["InferenceService/creds", "ServiceAccount/s3-reader", "Secret/s3-creds",
+                        "ClusterStorageContainer/s3-custom"]  # only the credentials it names
     dep = fake.find("apps", "deployments", NS, "creds-predictor")
     env = {e["name"] for c in dep["spec"]["template"]["spec"]["initContainers"] for e in c.get("env", [])}
     assert {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "S3_ENDPOINT"} <= env
+    images = {c["image"] for c in dep["spec"]["template"]["spec"]["initContainers"]}
+    assert images == {"example.com/s3-initializer:1"}  # the ClusterStorageContainer was an input too
     secret_reads = [r for r in fake.log if "/secrets" in r.path]
     assert secret_reads and all(r.query.get("fieldSelector", "").startswith("metadata.name=") for r in secret_reads)
     assert not any("someone-elses" in r.query.get("fieldSelector", "") for r in secret_reads)
@@ -296,3 +304,13 @@ def test_status_write_back_never_replaces_a_newer_cached_object(fake, kube):
     daemon.isvcs.parts[0].relist()  # the watch delivered generation 2
     assert not daemon.isvcs.replace_if_unchanged((NS, "m"), "not-the-cached-rv", older)
     assert daemon.isvcs.get((NS, "m"))["metadata"]["generation"] == 2
+
+
+def test_a_dead_informer_thread_fails_liveness(fake, kube):
+    daemon = make_daemon(kube, fake)
+    dead = threading.Thread(target=lambda: None)
+    dead.start()
+    dead.join()
+    assert daemon.unhealthy_reason() == ""
+    daemon.isvcs.parts[0].thread = dead  # as if the thread had exited
+    assert daemon.unhealthy_reason() == "informer thread exited: inferenceservices.serving.kserve.io in all namespaces"
