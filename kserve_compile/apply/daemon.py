@@ -500,9 +500,16 @@ class Daemon:
                 self.process(item)
             self.metrics.set("workqueue_depth", len(self.queue))
             if timer and time.monotonic() >= next_resync:
+                self._forget_unused_credentials(next_resync - self.cfg.resync_seconds)
                 self.resync()
                 self.metrics.inc("resyncs_total")
                 next_resync = time.monotonic() + self.cfg.resync_seconds * random.uniform(0.9, 1.1)
+
+    def _forget_unused_credentials(self, since: float) -> None:
+        """Stop watching ServiceAccounts and Secrets no reconcile asked for during the last resync period."""
+        dropped = self.accounts.forget_unused(since) + self.secrets.forget_unused(since)
+        if dropped:
+            self.metrics.inc("credential_watches_stopped_total", dropped)
 
     def serve(self, health_addr: str, metrics_addr: str) -> int:
         """Run until stopped (SIGTERM/SIGINT or lost leadership); returns the exit code (1 when the Lease was lost)."""

@@ -13,6 +13,7 @@ restarts the pod).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import random
 import threading
@@ -123,7 +124,7 @@ class Informer:
         """Follow one watch stream until the server closes it; raises on any failure (the caller relists)."""
         stream = self.kube.watch(self.res, self.namespace, self.resource_version, self.watch_timeout,
                                  field_selector=self.field_selector, label_selector=self.label_selector,
-                                 read_timeout=self.read_timeout, on_open=self._healthy)
+                                 read_timeout=self.read_timeout, on_open=self._opened)
         for event in stream:
             obj = event["object"]
             rv = rv_of(obj)
@@ -176,9 +177,19 @@ class Informer:
         self.thread.start()
         return self.thread
 
-    # --- health ---------------------------------------------------------------------------------
-    def _healthy(self) -> None:
+    def _opened(self, response: object) -> None:
+        self._response = response
         self.failing_since = None
+
+    def close_stream(self) -> None:
+        """End the current watch now (from any thread); the run loop then sees its stop event."""
+        response = getattr(self, "_response", None)
+        if response is None:
+            return
+        with contextlib.suppress(Exception):  # the stream may be gone already
+            getattr(response, "shutdown", response.close)()  # urllib3 >= 2.3: shutdown wakes a blocked read
+
+    # --- health ---------------------------------------------------------------------------------
 
     def _failing(self) -> None:
         if self.failing_since is None:
@@ -223,28 +234,70 @@ class NamedInformers:
 
     As the kubelet's watch-based Secret manager does: only the objects something references are read and
     watched, never every Secret of a namespace. The first ``get`` lists synchronously (an ApiError
-    propagates to the caller, which retries); later reads come from the cache.
+    propagates to the caller, which retries); later reads come from the cache. ``forget_unused`` stops
+    the watches nothing asked for since a given time (the daemon calls it once per resync).
     """
 
-    def __init__(self, make: Callable[[str, str], Informer], stop: threading.Event) -> None:
-        self.make, self.stop = make, stop
-        self._informers: dict[Key, Informer] = {}
+    def __init__(self, make: Callable[[str, str], Informer], stop: threading.Event,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.make, self.stop, self.clock = make, stop, clock
+        self._informers: dict[Key, tuple[Informer, threading.Event]] = {}
+        self._used: dict[Key, float] = {}
         self._lock = threading.Lock()
 
     def get(self, namespace: str, name: str) -> Obj | None:
         key = (namespace, name)
         with self._lock:
-            informer = self._informers.get(key)
-        if informer is None:
+            self._used[key] = self.clock()
+            entry = self._informers.get(key)
+        if entry is None:
             informer = self.make(namespace, name)
             informer.relist()
+            own_stop = threading.Event()
             with self._lock:
                 if key in self._informers:  # another thread won the race
-                    return self._informers[key].get(key)
-                self._informers[key] = informer
-            informer.start(self.stop)
-        return informer.get(key)
+                    return self._informers[key][0].get(key)
+                self._informers[key] = (informer, own_stop)
+            informer.start(_either(self.stop, own_stop))
+            return informer.get(key)
+        return entry[0].get(key)
+
+    def forget_unused(self, since: float) -> int:
+        """Stop and drop the informers no ``get`` used since ``since``; returns how many."""
+        with self._lock:
+            stale = [k for k, used in self._used.items() if used < since and k in self._informers]
+            dropped = [self._informers.pop(key) for key in stale]
+            for key in stale:
+                del self._used[key]
+        for informer, own_stop in dropped:
+            own_stop.set()
+            informer.close_stream()
+        return len(stale)
 
     def informers(self) -> list[Informer]:
         with self._lock:
-            return list(self._informers.values())
+            return [informer for informer, _ in self._informers.values()]
+
+
+class _Either(threading.Event):
+    """Set when either of two events is: ``wait`` returns as soon as one of them is set."""
+
+    def __init__(self, a: threading.Event, b: threading.Event) -> None:
+        super().__init__()
+        self.a, self.b = a, b
+
+    def is_set(self) -> bool:
+        return self.a.is_set() or self.b.is_set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self.is_set():
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                return False
+            self.b.wait(min(0.2, left) if left is not None else 0.2)
+        return True
+
+
+def _either(a: threading.Event, b: threading.Event) -> threading.Event:
+    return _Either(a, b)

@@ -318,12 +318,13 @@ class Kube:
     def watch(self, res: Resource, namespace: str, resource_version: str, timeout_seconds: int = 300,
               field_selector: str = "", label_selector: str = "",
               read_timeout: float | None = None,
-              on_open: Callable[[], None] | None = None) -> Iterator[dict[str, Any]]:
+              on_open: Callable[[Any], None] | None = None) -> Iterator[dict[str, Any]]:
         """Events (``{"type", "object"}``) from ``resource_version`` on.
 
         Raises WatchExpired on 410 Gone and WatchBroken when the stream fails mid-way (reset, protocol error,
         no byte for ``read_timeout`` seconds — default ``timeout_seconds`` + 30 —, a line that is not JSON).
-        ``on_open`` is called once the server has accepted the watch.
+        ``on_open`` is called with the open response once the server has accepted the watch (so that another
+        thread can shut the stream down).
         """
         query: list[tuple[str, Any]] = [("watch", "true"), ("allowWatchBookmarks", "true"),
                                         ("resourceVersion", resource_version),
@@ -340,7 +341,7 @@ class Kube:
                 raise WatchExpired(err.message) from None
             raise
         if on_open is not None:
-            on_open()
+            on_open(raw)
         try:
             yield from self._stream_events(raw, res)
         finally:

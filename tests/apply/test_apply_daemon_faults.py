@@ -314,3 +314,22 @@ def test_a_dead_informer_thread_fails_liveness(fake, kube):
     assert daemon.unhealthy_reason() == ""
     daemon.isvcs.parts[0].thread = dead  # as if the thread had exited
     assert daemon.unhealthy_reason() == "informer thread exited: inferenceservices.serving.kserve.io in all namespaces"
+
+
+def test_watches_of_credentials_no_isvc_names_any_more_are_stopped(fake, kube):
+    named = isvc("m")
+    named["spec"]["predictor"]["serviceAccountName"] = "old-sa"
+    fake.put(named)
+    daemon = make_daemon(kube, fake)
+    sync(daemon)
+    assert [i.field_selector for i in daemon.accounts.informers()] == ["metadata.name=old-sa"]
+    old = daemon.accounts.informers()[0]
+    wait_until(lambda: old.thread is not None and old.thread.is_alive())
+    cutoff = time.monotonic()
+    fake.update(*ISVC, NS, "m", lambda o: o["spec"]["predictor"].__setitem__("serviceAccountName", "new-sa"))
+    for informer in daemon.fixed:
+        informer.relist()
+    daemon.drain()
+    assert daemon.accounts.forget_unused(cutoff) == 1
+    assert [i.field_selector for i in daemon.accounts.informers()] == ["metadata.name=new-sa"]
+    wait_until(lambda: not old.thread.is_alive(), timeout=15)  # its watch ends with the stream
