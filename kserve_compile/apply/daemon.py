@@ -266,6 +266,8 @@ class Daemon:
 
     def _on_child(self, event: str, obj: Obj) -> None:
         self.live.on_child(event, obj)
+        if event == "DELETED":
+            self.record.forget(key_of(obj))  # pruned by us, or garbage-collected with its isvc
         if event == "SYNC" or (event != "DELETED" and self.record.is_own_write(key_of(obj), obj)):
             return
         for ref in (obj.get("metadata") or {}).get("ownerReferences") or []:
@@ -437,6 +439,8 @@ class Daemon:
                 if self.is_leader():
                     self.events.event(runtime, WARNING, "InvalidRuntime",
                                       f"left out of runtime selection: {verdict}")
+            if len(self._runtime_verdicts) > 10_000:  # old resourceVersions: drop them all, re-check on use
+                self._runtime_verdicts.clear()
             self._runtime_verdicts[key] = verdict
         return self._runtime_verdicts[key]
 
