@@ -422,6 +422,8 @@ class Daemon:
             problem = self._runtime_problem(runtime, configmap)
             if problem:
                 refused[runtime["metadata"]["name"]] = problem
+                if self.is_leader():  # once per runtime and message (the recorder drops repeats)
+                    self.events.event(runtime, WARNING, "InvalidRuntime", f"left out of runtime selection: {problem}")
             else:
                 ok.append(runtime)
         return ok, refused
@@ -436,9 +438,6 @@ class Daemon:
             except Exception as err:  # noqa: BLE001 - any refusal is reported on the runtime itself
                 verdict = _render_message(err)
                 self.metrics.inc("invalid_runtimes_total")
-                if self.is_leader():
-                    self.events.event(runtime, WARNING, "InvalidRuntime",
-                                      f"left out of runtime selection: {verdict}")
             if len(self._runtime_verdicts) > 10_000:  # old resourceVersions: drop them all, re-check on use
                 self._runtime_verdicts.clear()
             self._runtime_verdicts[key] = verdict
