@@ -161,3 +161,17 @@ def test_losing_the_lease_says_why_before_exiting(fake, start):
     assert daemon.proc.wait(timeout=30) == 1
     log = daemon.stderr()
     assert "leadership lost: the Lease is held by 'usurper'" in log and "Traceback" not in log
+
+
+def test_probes_fail_while_an_informer_cannot_recover_and_pass_again(fake, start):
+    fake.put(shipped_configmap("Standard"))
+    daemon = start("--no-leader-elect", "--informer-not-ready-after", "1s", "--informer-dead-after", "4s")
+    wait_until(lambda: daemon.get("/readyz") == (200, "ok\n"), timeout=30)
+    outage = fake.fail("GET", r"/inferenceservices$", 503, times=10**6, message="etcd unavailable")
+    fake.break_watches("inferenceservices", "close")
+    wait_until(lambda: daemon.get("/readyz")[0] == 503, timeout=30)
+    assert daemon.get("/readyz")[1].startswith("informer inferenceservices.serving.kserve.io in all namespaces failing")
+    wait_until(lambda: daemon.get("/healthz")[0] == 503, timeout=30)  # the kubelet would restart the pod now
+    assert "has not recovered" in daemon.get("/healthz")[1] and "etcd unavailable" in daemon.get("/healthz")[1]
+    outage.times = 0
+    wait_until(lambda: daemon.get("/readyz") == (200, "ok\n") and daemon.get("/healthz") == (200, "ok\n"), timeout=30)
