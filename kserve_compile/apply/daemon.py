@@ -524,8 +524,9 @@ class Daemon:
                 signal.signal(sig, lambda *_: self.stop.set())
         self.start_informers()
         lost = threading.Event()
+        leading = threading.Thread(target=self._lead, args=(lost,), name="leader election", daemon=True)
         if self.elector:
-            threading.Thread(target=self._lead, args=(lost,), name="leader election", daemon=True).start()
+            leading.start()
         self._workers = [threading.Thread(target=self.work, args=(i == 0,), name=f"reconcile worker {i}", daemon=True)
                          for i in range(max(1, self.cfg.workers))]
         for worker in self._workers:
@@ -535,6 +536,8 @@ class Daemon:
         self.stop.wait()
         for worker in self._workers:
             worker.join(timeout=30)
+        if self.elector:
+            leading.join(timeout=self.cfg.lease_seconds)  # no renewal may race the release below
         if self.elector and not lost.is_set() and self.elector.release():
             log.info("released Lease %s/%s", self.cfg.lease_namespace, self.cfg.lease_name)
         for s in servers:

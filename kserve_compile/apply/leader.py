@@ -83,21 +83,28 @@ class LeaderElector:
             self.loss_reason = reason
         self._renewed_at = None
 
-    def release(self) -> bool:
-        """Give the Lease up if we hold it (ReleaseOnCancel); True when it was handed back."""
+    def release(self, attempts: int = 3) -> bool:
+        """Give the Lease up if we hold it (ReleaseOnCancel); True when it was handed back.
+
+        A 409 (the Lease changed between our GET and PUT) is retried with a fresh GET.
+        """
         if not self.is_leader():
             return False
-        now = self.clock()
-        try:
-            live = self.kube.get(self.res, self.namespace, self.name)
-            if live is None or (live.get("spec") or {}).get("holderIdentity") != self.identity:
+        for _ in range(attempts):
+            now = self.clock()
+            try:
+                live = self.kube.get(self.res, self.namespace, self.name)
+                if live is None or (live.get("spec") or {}).get("holderIdentity") != self.identity:
+                    return False
+                spec = dict(live.get("spec") or {})
+                spec.update(holderIdentity="", leaseDurationSeconds=1, renewTime=micro_time(now),
+                            acquireTime=micro_time(now))
+                live["spec"] = spec
+                self.kube.request("PUT", self.res.path(self.namespace, self.name), body=live)
+            except ApiError as err:
+                if err.status == 409:
+                    continue
                 return False
-            spec = dict(live.get("spec") or {})
-            spec.update(holderIdentity="", leaseDurationSeconds=1, renewTime=micro_time(now),
-                        acquireTime=micro_time(now))
-            live["spec"] = spec
-            self.kube.request("PUT", self.res.path(self.namespace, self.name), body=live)
-        except ApiError:
-            return False
-        self._renewed_at = None
-        return True
+            self._renewed_at = None
+            return True
+        return False

@@ -333,3 +333,11 @@ def test_watches_of_credentials_no_isvc_names_any_more_are_stopped(fake, kube):
     assert daemon.accounts.forget_unused(cutoff) == 1
     assert [i.field_selector for i in daemon.accounts.informers()] == ["metadata.name=new-sa"]
     wait_until(lambda: not old.thread.is_alive(), timeout=15)  # its watch ends with the stream
+
+
+def test_release_retries_when_the_lease_changed_under_it(fake, kube):
+    a = LeaderElector(kube, "kserve", "lease", "a", lease_seconds=15, clock=lambda: 1_800_000_000.0)
+    assert a.try_acquire_or_renew()
+    fake.fail("PUT", r"/leases/lease$", 409, reason="Conflict", message="the object has been modified", times=1)
+    assert a.release()
+    assert fake.find("coordination.k8s.io", "leases", "kserve", "lease")["spec"]["holderIdentity"] == ""
