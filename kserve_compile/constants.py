@@ -177,7 +177,7 @@ DAEMON_HEALTH_PORT = 8081
 DAEMON_METRICS_PORT = 8080
 APPLYSET_PARENT_SUFFIX = ".kserve-compile"  # isvc "m" → parent ConfigMap "m.kserve-compile"
 
-# --- pod webhook (helper) ---------------------------------------------------------------------
+# --- pod webhook ---------------------------------------------------------------------
 # Values from KServe's pkg/constants/constants.go and pkg/webhook/admission/pod/*.go.
 CONTAINER_QUEUE_PROXY = "queue-proxy"
 CONTAINER_ISTIO_INIT = "istio-init"
@@ -247,7 +247,7 @@ ENV_AGGREGATE_PROMETHEUS_PORT = "AGGREGATE_PROMETHEUS_METRICS_PORT"
 # The storage initializer always gets these unless already set (pkg/utils/storage.go AddDefaultHuggingFaceEnvVars).
 HF_DEFAULT_ENV = (("HF_HUB_ENABLE_HF_TRANSFER", "1"), ("HF_XET_HIGH_PERFORMANCE", "1"), ("HF_XET_NUM_CONCURRENT_RANGE_GETS", "8"))
 
-# --- ingress (helper) -------------------------------------------------------------------------
+# --- ingress -------------------------------------------------------------------------
 # Values from KServe's pkg/constants/constants.go and reconcilers/ingress/*.go.
 HTTPROUTE_API_VERSION = "gateway.networking.k8s.io/v1"
 KIND_HTTPROUTE = "HTTPRoute"
@@ -269,7 +269,7 @@ NODE_SELECTOR_GKE_ACCELERATOR = "cloud.google.com/gke-accelerator"
 NVIDIA_GPU_RESOURCE = "nvidia.com/gpu"
 NVIDIA_MIG_PREFIX = "nvidia.com/mig"
 
-# --- knative (helper) -------------------------------------------------------------------------
+# --- knative -------------------------------------------------------------------------
 # Values from KServe's pkg/constants/constants.go and Knative Serving's API packages.
 KNATIVE_SERVING_API_VERSION = "serving.knative.dev/v1"
 KIND_KNATIVE_SERVICE = "Service"
@@ -282,7 +282,7 @@ DEFAULT_MIN_REPLICAS = 1
 TRAFFIC_TAG_LATEST = "latest"
 TRAFFIC_TAG_PREV = "prev"
 
-# --- graph (helper) ---------------------------------------------------------------------------
+# --- graph ---------------------------------------------------------------------------
 # Values from KServe's pkg/constants/constants.go, pkg/agent/storage/provider.go and pkg/modelconfig.
 ROUTER_PORT = 8080
 ROUTER_READINESS_PATH = "/readyz"
@@ -291,7 +291,7 @@ MODEL_CONFIG_FILE = "models.json"
 # Storage URI prefixes a TrainedModel may use (the multi-model agent's downloaders), in KServe's order.
 TRAINED_MODEL_STORAGE_PREFIXES = ("s3://", "gs://", "https://", "http://")
 
-# --- multi-node and canary (helper) -----------------------------------------------------------
+# --- multi-node and canary -----------------------------------------------------------
 # Values from KServe's pkg/constants/constants.go (MultiNode*, *ParallelSize*, GPU resource types).
 MULTINODE_HEAD = "head"
 MULTINODE_WORKER = "worker"
@@ -306,7 +306,7 @@ ENV_REQUEST_GPU_COUNT = "REQUEST_GPU_COUNT"
 DEFAULT_PIPELINE_PARALLEL_SIZE = 1
 DEFAULT_TENSOR_PARALLEL_SIZE = 1
 
-# --- local model caches (helper) --------------------------------------------------------------
+# --- local model caches --------------------------------------------------------------
 # Values from KServe's pkg/constants/constants.go, pkg/controller/v1alpha1/localmodel/reconcilers/utils.go,
 # pkg/controller/v1alpha1/localmodelnode/{controller,platform_default}.go and config/localmodelnodes/manager.yaml.
 KIND_LOCAL_MODEL_CACHE = "LocalModelCache"
@@ -325,3 +325,5 @@ LOCAL_MODEL_DOWNLOAD_WORKLOAD = "localModelDownloadJob"  # ClusterStorageContain
 # The shipped node-agent DaemonSet (kserve-localmodelnode-agent) runs only on nodes with this label.
 LOCAL_MODEL_AGENT_NODE_LABEL = ("kserve/localmodel", "worker")
 LABEL_HOSTNAME = "kubernetes.io/hostname"
+
+DAEMON_OPT_IN_LABEL = "kserve-compile.io/managed"  # alongside KServe: the daemon reconciles only isvcs labelled "true"

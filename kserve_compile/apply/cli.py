@@ -3,8 +3,10 @@
 Only typer and the standard library are imported here at module level: the kubernetes client and
 the apply engine load inside the commands, so ``render`` starts fast.
 
-Exit codes: 0 ok; 1 invalid input, apply error, or (diff) changes found; 2 usage; 3 internal error;
-4 (apply --wait) readiness failed or timed out.
+Exit codes: 0 ok; 1 invalid input, apply error, an unreachable or refusing API server (as kubectl), or
+(diff) changes found; 2 usage; 3 internal error (a bug: never a user's mistake); 4 (apply --wait) readiness
+failed or timed out. Errors are matched by exception class (``_failure``), never by name. Time flags take
+durations (``90s``, ``5m``, ``1h``; ``kserve_compile.durations``).
 """
 
 from __future__ import annotations
@@ -14,11 +16,43 @@ from typing import Any, Callable, List, Optional
 
 import typer
 
+from kserve_compile import constants as C
+
 EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_INTERNAL, EXIT_WAIT = 0, 1, 2, 3, 4
 
 
 def _err(message: str) -> None:
     typer.echo(message, err=True)
+
+
+def _failure(err: Exception) -> tuple[int, str]:
+    """(exit code, message) for an exception, by class; kubectl's codes: 1 for errors, 2 for usage."""
+    from kubernetes.config.config_exception import ConfigException
+
+    from kserve_compile.apply.diffing import ManifestError
+    from kserve_compile.apply.engine import ApplySetError
+    from kserve_compile.apply.kube import ApiError, ClusterRefused, ClusterUnreachable
+    from kserve_compile.durations import DurationError
+    from kserve_compile.errors import CompileError, InputError, UsageError
+
+    table: tuple[tuple[type[BaseException], int, str], ...] = (
+        (UsageError, EXIT_USAGE, "error: {}"),
+        (DurationError, EXIT_USAGE, "error: {}"),
+        (FileNotFoundError, EXIT_USAGE, "error: no such file or directory: {filename}"),
+        (ConfigException, EXIT_USAGE, "error: cannot load cluster credentials: {}"),
+        (CompileError, EXIT_INVALID, "{}"),
+        (InputError, EXIT_INVALID, "{}"),
+        (ManifestError, EXIT_INVALID, "{}"),
+        (ApplySetError, EXIT_INVALID, "{}"),
+        (ClusterUnreachable, EXIT_INVALID, "error: {message}"),
+        (ClusterRefused, EXIT_INVALID, "error: {message}"),
+        (ApiError, EXIT_INVALID, "error from the API server: {}"),
+    )
+    for cls, code, template in table:
+        if isinstance(err, cls):
+            return code, template.format(err, filename=getattr(err, "filename", None) or err,
+                                         message=getattr(err, "message", ""))
+    return EXIT_INTERNAL, f"internal error: {type(err).__name__}: {err}"
 
 
 def _guard(body: Callable[[], int]) -> None:
@@ -27,24 +61,19 @@ def _guard(body: Callable[[], int]) -> None:
         code = body()
     except typer.Exit:
         raise
-    except FileNotFoundError as err:
-        _err(f"error: no such file or directory: {err.filename or err}")
-        code = EXIT_USAGE
     except Exception as err:  # noqa: BLE001 - the last line of defence for a CLI
-        name = type(err).__name__
-        if name in ("UsageError",):
-            _err(f"error: {err}")
-            code = EXIT_USAGE
-        elif name in ("CompileError", "ManifestError", "ApplySetError"):
-            _err(str(err))
-            code = EXIT_INVALID
-        elif name == "ConfigException":
-            _err(f"error: cannot load cluster credentials: {err}")
-            code = EXIT_USAGE
-        else:
-            _err(f"internal error: {name}: {err}")
-            code = EXIT_INTERNAL
+        code, message = _failure(err)
+        _err(message)
     raise typer.Exit(code)
+
+
+def _seconds(flag: str, value: str) -> float:
+    from kserve_compile.durations import DurationError, parse_duration
+
+    try:
+        return parse_duration(value)
+    except DurationError as err:
+        raise DurationError(f"{flag}: {err}") from None
 
 
 def _objects(files: List[str], rendered: bool, config: Optional[str]) -> list[dict[str, Any]]:
@@ -57,12 +86,14 @@ def _objects(files: List[str], rendered: bool, config: Optional[str]) -> list[di
     return render_files(files, config_file=config)
 
 
-def _kube(server: Optional[str], kubeconfig: Optional[str], context: Optional[str]) -> Any:
+def _kube(server: Optional[str], kubeconfig: Optional[str], context: Optional[str], in_cluster: bool = False) -> Any:
     from kserve_compile.apply import kube
 
     if server:
         return kube.Kube(kube.api_client_for_host(server))
-    return kube.Kube(kube.load_api_client(kubeconfig, context))
+    if in_cluster:
+        return kube.Kube(kube.load_api_client(in_cluster=True), context="in-cluster")
+    return kube.Kube(kube.load_api_client(kubeconfig, context), context=kube.current_context(kubeconfig, context))
 
 
 _FILES = typer.Argument(..., help="Input files or directories ('-' = stdin).")
@@ -73,7 +104,7 @@ _KUBECONFIG = typer.Option(None, "--kubeconfig", help="kubeconfig file (default:
 _CONTEXT = typer.Option(None, "--context", help="kubeconfig context.")
 _SERVER = typer.Option(None, "--server", help="API server URL without credentials (testing).", hidden=True)
 _APPLYSET = typer.Option("kserve-compile", "--applyset", help="ApplySet parent ConfigMap name (configmaps/NAME).")
-_MANAGER = typer.Option("kserve-compile", "--field-manager", help="Server-side apply field manager.")
+_MANAGER = typer.Option(C.FIELD_MANAGER, "--field-manager", help="Server-side apply field manager.")
 
 
 def _applyset_name(value: str) -> str:
@@ -114,9 +145,15 @@ def diff_command(
             return EXIT_INVALID if diffs else EXIT_OK
         from kserve_compile.apply.engine import ApplyOptions, diff_cluster
 
+        from kserve_compile.apply.kube import ApiError
+
         objects = _objects(files, rendered, config)
         opts = ApplyOptions(field_manager=field_manager, namespace=namespace, applyset=_applyset_name(applyset))
-        results, errors = diff_cluster(_kube(server, kubeconfig, context), objects, opts)
+        try:
+            results, errors = diff_cluster(_kube(server, kubeconfig, context), objects, opts)
+        except ApiError as err:  # unreachable or refusing server: the diff itself failed (kubectl diff: > 1)
+            _err(_failure(err)[1])
+            return 2
         for r in results:
             if r.action != "unchanged":
                 typer.echo(diffing.unified(r.key, r.live, r.merged), nl=False)
@@ -144,7 +181,7 @@ def apply_command(
                                                help="Delete and recreate objects whose immutable fields changed."),
     dry_run: str = typer.Option("none", "--dry-run", help="none | server"),
     wait: bool = typer.Option(False, "--wait", help="Wait until every object is ready (kstatus)."),
-    timeout: float = typer.Option(300.0, "--timeout", help="Seconds to wait with --wait."),
+    timeout: str = typer.Option("5m", "--timeout", help="How long --wait waits (90s, 5m, 1h; a bare number is seconds)."),
     kubeconfig: Optional[str] = _KUBECONFIG,
     context: Optional[str] = _CONTEXT,
     server: Optional[str] = _SERVER,
@@ -157,6 +194,7 @@ def apply_command(
             return EXIT_USAGE
         from kserve_compile.apply.engine import Applier, ApplyOptions, wait_for
 
+        wait_seconds = _seconds("--timeout", timeout)
         objects = _objects(files, rendered, config)
         kube = _kube(server, kubeconfig, context)
         opts = ApplyOptions(field_manager=field_manager, force=force_conflicts, dry_run=dry_run == "server",
@@ -175,7 +213,7 @@ def apply_command(
             return EXIT_INVALID
         typer.echo(f"apply: {report.summary()}")
         if wait and not opts.dry_run:
-            result = wait_for(kube, report.applied, timeout, progress=lambda m: _err(m))
+            result = wait_for(kube, report.applied, wait_seconds, progress=lambda m: _err(m))
             if not result.ok:
                 bad = [f"{k}: {s.state} {s.message}".rstrip() for k, s in result.statuses.items()
                        if s.state != "Current"]
@@ -187,16 +225,32 @@ def apply_command(
 
 
 def daemon_command(
-    namespace: Optional[str] = typer.Option(None, "--namespace", "-n",
-                                            help="Watch one namespace (default: all namespaces)."),
-    config_namespace: str = typer.Option("kserve", "--config-namespace",
+    namespace: Optional[str] = typer.Option(None, "--namespace", "-n", help="Watch one namespace (as --namespaces NS)."),
+    namespaces: Optional[str] = typer.Option(None, "--namespaces",
+                                             help="Comma-separated namespaces to watch (default: all namespaces)."),
+    selector: str = typer.Option("", "--selector", "-l",
+                                 help="Label selector: reconcile only InferenceServices/InferenceGraphs it matches."),
+    config_namespace: str = typer.Option(C.KSERVE_NAMESPACE, "--config-namespace",
                                          help="Namespace of the inferenceservice-config ConfigMap."),
     leader_elect: bool = typer.Option(True, "--leader-elect/--no-leader-elect", help="Lease leader election."),
     lease_namespace: Optional[str] = typer.Option(None, "--lease-namespace",
                                                   help="Namespace of the Lease (default: the pod's namespace)."),
-    resync: float = typer.Option(600.0, "--resync", help="Seconds between full resyncs (drift repair)."),
-    health_addr: str = typer.Option(":8081", "--health-addr", help="Address for /healthz and /readyz."),
-    metrics_addr: str = typer.Option(":8080", "--metrics-addr", help="Address for /metrics."),
+    lease_name: str = typer.Option("", "--lease-name",
+                                   help="Lease name (default: one per shard, from --namespaces and --selector)."),
+    lease_duration: str = typer.Option("15s", "--leader-elect-lease-duration", help="Lease duration."),
+    renew_deadline: str = typer.Option("10s", "--leader-elect-renew-deadline", help="Renew period bound."),
+    retry_period: str = typer.Option("2s", "--leader-elect-retry-period", help="How often followers retry."),
+    resync: str = typer.Option("10m", "--resync", help="Full resync period (drift repair), e.g. 90s, 10m, 1h."),
+    watch_timeout: str = typer.Option("5m", "--watch-timeout", help="Server-side timeout of each watch request."),
+    not_ready_after: str = typer.Option("1m", "--informer-not-ready-after",
+                                        help="An informer failing this long fails /readyz."),
+    dead_after: str = typer.Option("5m", "--informer-dead-after",
+                                   help="An informer failing this long fails /healthz (the pod is restarted)."),
+    retry_base: str = typer.Option("500ms", "--retry-base-delay", help="First retry delay of a failed object."),
+    retry_max: str = typer.Option("5m", "--retry-max-delay", help="Longest retry delay of a failed object."),
+    workers: int = typer.Option(4, "--workers", min=1, help="Concurrent reconciles (never two on one object)."),
+    health_addr: str = typer.Option(f":{C.DAEMON_HEALTH_PORT}", "--health-addr", help="Address for /healthz and /readyz."),
+    metrics_addr: str = typer.Option(f":{C.DAEMON_METRICS_PORT}", "--metrics-addr", help="Address for /metrics."),
     kubeconfig: Optional[str] = _KUBECONFIG,
     context: Optional[str] = _CONTEXT,
     server: Optional[str] = _SERVER,
@@ -204,21 +258,30 @@ def daemon_command(
     """Run in the cluster: watch InferenceServices and their inputs, re-render, apply, and write status."""
 
     def body() -> int:
+        import logging
         import os
 
-        from kserve_compile.apply import daemon, kube
+        from kserve_compile.apply import daemon
 
-        if server:
-            client = kube.Kube(kube.api_client_for_host(server))
-        elif kubeconfig or context or not os.environ.get("KUBERNETES_SERVICE_HOST"):
-            client = kube.Kube(kube.load_api_client(kubeconfig, context))
-        else:
-            client = kube.Kube(kube.load_api_client(in_cluster=True))
-        cfg = daemon.DaemonConfig(namespace=namespace or "", config_namespace=config_namespace,
+        logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        scoped = tuple(sorted({n.strip() for n in (namespaces or "").split(",") if n.strip()} |
+                              ({namespace} if namespace else set())))
+        timing = {name: _seconds(flag, value) for name, flag, value in (
+            ("lease_seconds", "--leader-elect-lease-duration", lease_duration),
+            ("renew_seconds", "--leader-elect-renew-deadline", renew_deadline),
+            ("retry_seconds", "--leader-elect-retry-period", retry_period),
+            ("resync_seconds", "--resync", resync), ("not_ready_after", "--informer-not-ready-after", not_ready_after),
+            ("dead_after", "--informer-dead-after", dead_after), ("retry_base", "--retry-base-delay", retry_base),
+            ("retry_max", "--retry-max-delay", retry_max))}
+        in_cluster = not (server or kubeconfig or context) and bool(os.environ.get("KUBERNETES_SERVICE_HOST"))
+        client = _kube(server, kubeconfig, context, in_cluster=in_cluster)
+        cfg = daemon.DaemonConfig(namespaces=scoped, selector=selector, config_namespace=config_namespace,
                                   leader_elect=leader_elect, lease_namespace=lease_namespace or _pod_namespace(),
-                                  resync_seconds=resync)
-        d = daemon.Daemon(client, cfg)
-        return d.serve(health_addr, metrics_addr)
+                                  lease_name=lease_name, workers=workers, watch_timeout=max(1, int(_seconds("--watch-timeout",
+                                                                                           watch_timeout))),
+                                  **timing)
+        return daemon.Daemon(client, cfg).serve(health_addr, metrics_addr)
 
     _guard(body)
 
@@ -226,9 +289,9 @@ def daemon_command(
 def _pod_namespace() -> str:
     try:
         with open("/var/run/secrets/kubernetes.io/serviceaccount/namespace", encoding="utf-8") as fh:
-            return fh.read().strip() or "kserve"
+            return fh.read().strip() or C.KSERVE_NAMESPACE
     except OSError:
-        return "kserve"
+        return C.KSERVE_NAMESPACE
 
 
 def register(app: typer.Typer) -> None:

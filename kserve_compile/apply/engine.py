@@ -18,13 +18,21 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from kserve_compile import __version__
 from kserve_compile import constants as C
 from kserve_compile.apply import kstatus
-from kserve_compile.apply.kube import ApiError, Kube, Resource
+from kserve_compile.apply.kube import (
+    ApiError,
+    ClusterRefused,
+    ClusterUnreachable,
+    Kube,
+    Resource,
+)
+from kserve_compile.apply.livecache import AppliedRecord, LiveCache
 from kserve_compile.apply.objects import (
     NEVER_PRUNE_KINDS,
     Obj,
@@ -61,6 +69,8 @@ class ApplyOptions:
     mass_prune_min: int = 5
     mass_prune_ratio: float = 0.5
     sleep: Callable[[float], None] = time.sleep
+    live: LiveCache | None = None  # daemon: read members and parents from informer caches
+    record: AppliedRecord | None = None  # daemon: skip the dry run for objects verified unchanged
 
 
 @dataclass(frozen=True)
@@ -129,6 +139,8 @@ class Applier:
                 continue
             try:
                 res = self.kube.resource_of(obj)
+            except (ClusterUnreachable, ClusterRefused):
+                raise  # one clear error naming the server, not one line per object
             except ApiError as err:
                 errors.append(f"{obj['kind']}/{name}: {err.message}")
                 continue
@@ -170,7 +182,9 @@ class Applier:
         return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta}
 
     def _read_parent(self) -> tuple[Obj | None, list[str], list[str]]:
-        live = self.kube.get(self.parent_res, self.opts.namespace, self.opts.applyset)
+        live = self.opts.live.parent(self.opts.namespace, self.opts.applyset) if self.opts.live else None
+        if live is None:
+            live = self.kube.get(self.parent_res, self.opts.namespace, self.opts.applyset)
         if live is None:
             return None, [], []
         meta = live.get("metadata") or {}
@@ -230,6 +244,10 @@ class Applier:
         out: dict[ObjKey, Obj] = {}
         selector = f"{C.LABEL_APPLYSET_PART_OF}={self.set_id}"
         for gk in gks:
+            cached = self.opts.live.members(self.set_id, gk) if self.opts.live else None
+            if cached is not None:
+                out.update((k, o) for k, o in cached.items() if k.namespace in namespaces or not k.namespace)
+                continue
             res = self._resource_for_gk(gk)
             if res is None:
                 continue
@@ -254,10 +272,14 @@ class Applier:
             return
         meta = m.obj["metadata"]
         live = listed.get(m.key)
-        if live is None:
+        if live is None and not (self.opts.live and self.opts.live.covers(m.key.group_kind) and policy == "Merge"):
             live = self.kube.get(m.res, meta.get("namespace", ""), meta["name"])
         if live is not None and policy == "IfNotPresent":
             report.changes.append(Change(m.key, SKIPPED, f"{C.ANN_KC_SSA}: IfNotPresent and it exists"))
+            return
+        if live is not None and self.opts.record and self.opts.record.unchanged(m.key, m.obj, live):
+            report.changes.append(Change(m.key, UNCHANGED))
+            report.applied.append(live)
             return
         recreate = self.opts.recreate_on_immutable or ann.get(C.ANN_KC_RECREATE) == "enabled"
         recreated = False
@@ -278,6 +300,8 @@ class Applier:
             if live is not None and not has_drifted(live, dry):
                 report.changes.append(Change(m.key, UNCHANGED))
                 report.applied.append(live)
+                if self.opts.record:
+                    self.opts.record.verified(m.key, m.obj, live)
                 return
             action = RECREATED if recreated else (CREATED if live is None else CONFIGURED)
             if self.opts.dry_run:
@@ -286,6 +310,8 @@ class Applier:
                 return
             self._require_leader()
             result = self.kube.apply(m.obj, self.opts.field_manager, self.opts.force)
+            if self.opts.record:
+                self.opts.record.verified(m.key, m.obj, result)
             report.changes.append(Change(m.key, action))
             report.applied.append(result)
             self.opts.progress(f"{m.key} {action}")
@@ -331,6 +357,8 @@ class Applier:
             res = self.kube.resource_of(obj)
             try:
                 self.kube.delete(res, key.namespace, key.name)
+                if self.opts.record:
+                    self.opts.record.forget(key)
                 report.changes.append(Change(key, PRUNED))
                 self.opts.progress(f"{key} pruned")
             except ApiError as err:

@@ -6,7 +6,11 @@ subresources and watches of custom resources, so it builds paths itself from API
 sends them through ``ApiClient`` (auth, TLS and kubeconfig handling stay the official client's).
 
 Retries: 429 (honouring ``Retry-After``), 500/502/503/504 and dropped connections are retried with
-exponential backoff; everything else is raised as :class:`ApiError` at once.
+exponential backoff; everything else is raised as :class:`ApiError` at once. A server that cannot be
+reached after every retry raises :class:`ClusterUnreachable`, one that refuses our credentials during
+discovery :class:`ClusterRefused`; both name the server and the kubeconfig context. Watches have a
+client-side read timeout and raise :class:`WatchBroken` when their stream fails mid-way (informer.py
+recovers from it).
 """
 
 from __future__ import annotations
@@ -15,8 +19,9 @@ import json
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from kserve_compile.apply.objects import Obj, split_api_version
 
@@ -48,6 +53,33 @@ class ApiError(Exception):
 
 class WatchExpired(Exception):
     """The server answered a watch with 410 Gone: the resourceVersion is too old; relist."""
+
+
+class ClusterRefused(ApiError):
+    """The API server answered discovery with 401/403: bad or missing credentials; names the server and context."""
+
+    def __init__(self, server: str, context: str, err: ApiError) -> None:
+        where = f"the API server at {server or '?'}" + (f" (kubeconfig context {context!r})" if context else "")
+        super().__init__(err.status, err.reason, f"{where} refused the request: {err.status} {err.reason}: "
+                                                 f"{err.message}".rstrip(": "))
+        self.server, self.context = server, context
+
+
+class WatchBroken(Exception):
+    """A watch stream failed mid-way: connection reset, protocol error, read timeout, or a line that is not JSON."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(f"{reason}: {message}")
+        self.reason = reason
+
+
+class ClusterUnreachable(ApiError):
+    """No answer from the API server after every retry (refused, reset, DNS, TLS); names the server and context."""
+
+    def __init__(self, server: str, context: str, detail: str) -> None:
+        where = f"the API server at {server or '?'}" + (f" (kubeconfig context {context!r})" if context else "")
+        super().__init__(0, "ConnectionError", f"cannot reach {where}: {detail}")
+        self.server, self.context = server, context
 
 
 @dataclass(frozen=True)
@@ -103,6 +135,19 @@ def load_api_client(kubeconfig: str | None = None, context: str | None = None, i
     return client.ApiClient(cfg)
 
 
+def current_context(kubeconfig: str | None, context: str | None) -> str:
+    """The kubeconfig context a client would use, for messages ("" when it cannot be told)."""
+    if context:
+        return context
+    try:
+        from kubernetes import config
+
+        _, active = config.list_kube_config_contexts(config_file=kubeconfig)
+        return str((active or {}).get("name", ""))
+    except Exception:  # noqa: BLE001 - only used to word an error message
+        return ""
+
+
 def api_client_for_host(host: str) -> Any:
     """An ``ApiClient`` for a plain-HTTP server (tests and ``--server``)."""
     from kubernetes import client
@@ -116,8 +161,11 @@ def api_client_for_host(host: str) -> Any:
 class Kube:
     """Typed-enough access to any resource; counts requests so callers can report what a run cost."""
 
-    def __init__(self, api_client: Any, retry: RetryPolicy | None = None, timeout: float = 30.0) -> None:
+    def __init__(self, api_client: Any, retry: RetryPolicy | None = None, timeout: float = 30.0,
+                 context: str = "") -> None:
         self.api = api_client
+        self.server = str(getattr(getattr(api_client, "configuration", None), "host", "") or "")
+        self.context = context
         self.retry = retry or RetryPolicy()
         self.timeout = timeout
         self._resources: dict[tuple[str, str], Resource] = {}
@@ -148,6 +196,8 @@ class Kube:
         except ApiError as err:
             if err.status == 404:
                 raise ApiError(404, "NotFound", f"the server does not serve API version {api_version!r}") from None
+            if err.status in (401, 403):
+                raise ClusterRefused(self.server, self.context, err) from None
             raise
         with self._lock:
             for res in (body or {}).get("resources") or []:
@@ -174,7 +224,8 @@ class Kube:
 
     # --- transport ----------------------------------------------------------------------------
     def request(self, method: str, path: str, query: list[tuple[str, Any]] | None = None,
-                body: Any = None, content_type: str | None = None, stream: bool = False) -> Any:
+                body: Any = None, content_type: str | None = None, stream: bool = False,
+                read_timeout: float | None = None) -> Any:
         label = method + ("(dry-run)" if query and ("dryRun", "All") in query else "")
         headers = {"Accept": "application/json"}
         if body is not None:
@@ -183,10 +234,10 @@ class Kube:
         while True:
             self.requests[label] += 1
             try:
-                resp = self._send(method, path, query, headers, body, stream)
+                resp = self._send(method, path, query, headers, body, stream, read_timeout)
             except _Dropped as dropped:
-                if attempt + 1 >= self.retry.attempts:
-                    raise ApiError(0, "ConnectionError", f"{method} {path}: {dropped}") from None
+                if attempt + 1 >= self.retry.attempts or stream:
+                    raise ClusterUnreachable(self.server, self.context, f"{method} {path}: {dropped}") from None
                 self.retry.sleep(self.retry.delay(attempt, None))
                 attempt += 1
                 continue
@@ -203,13 +254,15 @@ class Kube:
             raise _api_error(resp.status, resp.reason, data)
 
     def _send(self, method: str, path: str, query: list[tuple[str, Any]] | None,
-              headers: dict[str, str], body: Any, stream: bool) -> Any:
+              headers: dict[str, str], body: Any, stream: bool, read_timeout: float | None = None) -> Any:
         import urllib3
 
         try:
             req = self.api.param_serialize(method, path, query_params=list(query or []),
                                            header_params=dict(headers), body=body, auth_settings=["BearerToken"])
-            timeout = None if stream else self.timeout
+            # a watch waits for events, so only its connect is bounded by the request timeout; its reads are
+            # bounded by read_timeout (a silent, half-open connection must not hang an informer forever)
+            timeout = (self.timeout, read_timeout) if stream else self.timeout
             return self.api.call_api(*req, _request_timeout=timeout)
         except (urllib3.exceptions.HTTPError, ConnectionError, OSError) as err:
             raise _Dropped(str(err)) from None
@@ -263,31 +316,54 @@ class Kube:
             raise
 
     def watch(self, res: Resource, namespace: str, resource_version: str, timeout_seconds: int = 300,
-              field_selector: str = "") -> Iterator[dict[str, Any]]:
-        """Events (``{"type", "object"}``) from ``resource_version`` on; raises WatchExpired on 410."""
+              field_selector: str = "", label_selector: str = "",
+              read_timeout: float | None = None,
+              on_open: Callable[[Any], None] | None = None) -> Iterator[dict[str, Any]]:
+        """Events (``{"type", "object"}``) from ``resource_version`` on.
+
+        Raises WatchExpired on 410 Gone and WatchBroken when the stream fails mid-way (reset, protocol error,
+        no byte for ``read_timeout`` seconds — default ``timeout_seconds`` + 30 —, a line that is not JSON).
+        ``on_open`` is called with the open response once the server has accepted the watch (so that another
+        thread can shut the stream down).
+        """
         query: list[tuple[str, Any]] = [("watch", "true"), ("allowWatchBookmarks", "true"),
                                         ("resourceVersion", resource_version),
                                         ("timeoutSeconds", timeout_seconds)]
         if field_selector:
             query.append(("fieldSelector", field_selector))
+        if label_selector:
+            query.append(("labelSelector", label_selector))
+        limit = read_timeout if read_timeout is not None else timeout_seconds + 30.0
         try:
-            raw = self.request("GET", res.path(namespace), query, stream=True)
+            raw = self.request("GET", res.path(namespace), query, stream=True, read_timeout=limit)
         except ApiError as err:
             if err.status == 410:
                 raise WatchExpired(err.message) from None
             raise
+        if on_open is not None:
+            on_open(raw)
         try:
-            buf = b""
+            yield from self._stream_events(raw, res)
+        finally:
+            raw.release_conn()
+
+    def _stream_events(self, raw: Any, res: Resource) -> Iterator[dict[str, Any]]:
+        import urllib3
+
+        buf = b""
+        try:
             for chunk in raw.stream(4096, decode_content=False):
                 buf += chunk
                 while b"\n" in buf:
                     line, buf = buf.split(b"\n", 1)
                     if line.strip():
-                        yield self._event(json.loads(line), res)
-            if buf.strip():
-                yield self._event(json.loads(buf), res)
-        finally:
-            raw.release_conn()
+                        yield self._event(_json_line(line), res)
+        except urllib3.exceptions.ReadTimeoutError as err:
+            raise WatchBroken("timeout", str(err)) from None
+        except (urllib3.exceptions.HTTPError, OSError) as err:
+            raise WatchBroken("reset", f"{type(err).__name__}: {err}") from None
+        if buf.strip():
+            yield self._event(_json_line(buf), res)
 
     @staticmethod
     def _event(event: dict[str, Any], res: Resource) -> dict[str, Any]:
@@ -303,6 +379,16 @@ class Kube:
 
 class _Dropped(Exception):
     pass
+
+
+def _json_line(line: bytes) -> dict[str, Any]:
+    try:
+        event = json.loads(line)
+    except ValueError:
+        raise WatchBroken("decode", f"watch line is not JSON: {line[:80]!r}") from None
+    if not isinstance(event, dict) or not isinstance(event.get("object"), dict) or "type" not in event:
+        raise WatchBroken("decode", f"watch line is not an event: {line[:80]!r}")
+    return event
 
 
 def _api_error(status: int, reason: str, data: bytes) -> ApiError:

@@ -1,5 +1,8 @@
 """Pure helpers over Kubernetes objects as plain dicts: identity, apply order, normalisation.
 
+The apply order is ``render``'s output order (``kserve_compile/emit/order.py``, the one kind-order table),
+so ``kserve-compile render`` prints objects in the order ``apply`` and the daemon write them.
+
 Nothing here talks to a cluster; everything is deterministic and safe to import anywhere.
 """
 
@@ -8,9 +11,11 @@ from __future__ import annotations
 import base64
 import copy
 import hashlib
-from typing import Any, Iterable, NamedTuple, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
 
 from kserve_compile import constants as C
+from kserve_compile.emit.order import APPLY_FIRST, sort_objects
 
 Obj = dict[str, Any]
 
@@ -49,46 +54,22 @@ def key_of(obj: Obj, default_namespace: str = "") -> ObjKey:
     return ObjKey(group, str(obj.get("kind", "")), str(meta.get("namespace") or default_namespace), str(meta.get("name", "")))
 
 
-# --- apply order (Flux's staging) -------------------------------------------------------------
-_FIRST_STAGE = ("CustomResourceDefinition", "Namespace", "ClusterRole")
-_KIND_RANK = (
-    "CustomResourceDefinition", "Namespace", "ClusterRole", "ClusterClass", "RuntimeClass", "PriorityClass",
-    "StorageClass", "VolumeSnapshotClass", "IngressClass", "GatewayClass", "ClusterRoleBinding", "ResourceQuota",
-    "ServiceAccount", "Role", "RoleBinding", "ConfigMap", "Secret", "Service", "LimitRange", "Deployment",
-    "StatefulSet", "CronJob", "PodDisruptionBudget",
-)
-_LAST_KINDS = ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration")
+# --- apply order: the one table in kserve_compile.emit.order -------------------------------------
 NEVER_PRUNE_KINDS = frozenset({"Namespace", "CustomResourceDefinition"})
 
 
 def stage_of(obj: Obj) -> int:
-    """0: definitions (CRDs, Namespaces, ClusterRoles), 1: ``*Class`` kinds, 2: everything else."""
-    kind = str(obj.get("kind", ""))
-    if kind in _FIRST_STAGE:
-        return 0
-    if kind.endswith("Class"):
-        return 1
-    return 2
-
-
-def _rank(obj: Obj) -> tuple[int, str, str, str, str]:
-    key = key_of(obj)
-    kind = key.kind
-    if kind in _KIND_RANK:
-        rank = _KIND_RANK.index(kind)
-    elif kind in _LAST_KINDS:
-        rank = len(_KIND_RANK) + 1 + _LAST_KINDS.index(kind)
-    else:
-        rank = len(_KIND_RANK)
-    return (rank, key.group, kind, key.namespace, key.name)
+    """0: the kinds ``emit.order.APPLY_FIRST`` names (Namespaces, CRDs), which must exist before the rest; 1: the rest."""
+    group, _ = split_api_version(str(obj.get("apiVersion", "")))
+    return 0 if (group, str(obj.get("kind", ""))) in APPLY_FIRST else 1
 
 
 def order_for_apply(objs: Iterable[Obj]) -> list[list[Obj]]:
-    """Group objects into stages; inside a stage, Flux's kind rank, then group, kind, namespace, name."""
-    stages: list[list[Obj]] = [[], [], []]
-    for obj in objs:
+    """Objects in ``render``'s output order (``emit.order.sort_objects``), cut into stages at the APPLY_FIRST kinds."""
+    stages: list[list[Obj]] = [[], []]
+    for obj in sort_objects(objs):
         stages[stage_of(obj)].append(obj)
-    return [sorted(stage, key=_rank) for stage in stages if stage]
+    return [stage for stage in stages if stage]
 
 
 def order_for_delete(objs: Iterable[Obj]) -> list[Obj]:

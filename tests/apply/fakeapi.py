@@ -18,6 +18,7 @@ operation and subresource — see tests/apply/test_apply_smd.py and docs/apply.m
 
 from __future__ import annotations
 
+import bisect
 import copy
 import itertools
 import json
@@ -54,6 +55,7 @@ RESOURCES = [
     ("serving.kserve.io", "v1alpha1", "ServingRuntime", "servingruntimes", True, False),
     ("serving.kserve.io", "v1alpha1", "ClusterServingRuntime", "clusterservingruntimes", False, False),
     ("serving.kserve.io", "v1alpha1", "InferenceGraph", "inferencegraphs", True, True),
+    ("serving.kserve.io", "v1alpha1", "ClusterStorageContainer", "clusterstoragecontainers", False, False),
     ("coordination.k8s.io", "v1", "Lease", "leases", True, False),
     ("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions", False, True),
     ("rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles", False, False),
@@ -89,6 +91,8 @@ class Fault:
     headers: dict[str, str] = field(default_factory=dict)
     times: int = 1
     dry_run: bool | None = None  # None = match both
+    delay: float = 0.0  # with status None: answer normally, but only after this many seconds
+    raw: bytes | None = None  # answer with these bytes as the body (e.g. a broken proxy's page)
 
     def matches(self, req: Request) -> bool:
         if self.times <= 0 or req.method != self.method or not re.search(self.path_re, req.path):
@@ -190,9 +194,11 @@ class FakeApi:
         self.rv = itertools.count(100)
         self.current_rv = 99
         self.events: list[tuple[int, tuple[str, str], str, dict[str, Any]]] = []
+        self.event_rvs: list[int] = []  # the rvs of ``events``, ascending: watches bisect into it
         self.compacted_rv = 0
         self.watch_epoch = 0
         self.faults: list[Fault] = []
+        self.watch_faults: list[tuple[str, str]] = []  # (plural, mode), consumed by open watches
         self.log: list[Request] = []
         self.immutable: dict[str, list[tuple[str, ...]]] = {"Deployment": [("spec", "selector")]}
         self.on_write: list[Callable[[str, dict[str, Any]], None]] = []
@@ -226,12 +232,36 @@ class FakeApi:
     # --- test helpers ---------------------------------------------------------------------------
     def fail(self, method: str, path_re: str, status: int = 500, times: int = 1, *, reason: str = "",
              message: str = "", causes: list[dict[str, Any]] | None = None, headers: dict[str, str] | None = None,
-             dry_run: bool | None = None) -> Fault:
+             dry_run: bool | None = None, raw: bytes | None = None) -> Fault:
         fault = Fault(method, path_re, status, _status_body(status, reason, message, causes), headers or {},
-                      times, dry_run)
+                      times, dry_run, raw=raw)
         with self.lock:
             self.faults.append(fault)
         return fault
+
+    def delay(self, method: str, path_re: str, seconds: float, times: int = 1) -> Fault:
+        """Do the request at once, but hold its response back ``seconds`` (a slow network or server)."""
+        fault = Fault(method, path_re, status=None, times=times, delay=seconds)  # type: ignore[arg-type]
+        with self.lock:
+            self.faults.append(fault)
+        return fault
+
+    def break_watches(self, plural: str, mode: str, times: int = 1) -> None:
+        """Make the next ``times`` open watches on ``plural`` fail: ``reset`` (connection torn down mid-stream),
+        ``garbage`` (a line that is not JSON), ``close`` (the server ends the stream early), ``error`` (an ERROR
+        event with code 500) or ``hang`` (the stream goes silent: no events, no bookmarks)."""
+        with self.lock:
+            self.watch_faults.extend([(plural, mode)] * times)
+            self.lock.notify_all()
+
+    def watch_count(self, plural: str) -> int:
+        """How many watch requests on ``plural`` were made so far."""
+        with self.lock:
+            return sum(1 for r in self.log if r.query.get("watch") == "true" and r.path.endswith("/" + plural))
+
+    def requests_since(self, mark: int, watches: bool = False) -> list[Request]:
+        with self.lock:
+            return [r for r in self.log[mark:] if watches or r.query.get("watch") != "true"]
 
     def writes(self) -> list[Request]:
         return [r for r in self.log if r.is_write]
@@ -282,7 +312,15 @@ class FakeApi:
             self.compacted_rv = self.current_rv
             self.watch_epoch += 1
             self.events.clear()
+            self.event_rvs.clear()
             self.lock.notify_all()
+
+    def _take_watch_fault(self, plural: str) -> str:
+        for i, (p, mode) in enumerate(self.watch_faults):
+            if p == plural:
+                del self.watch_faults[i]
+                return mode
+        return ""
 
     # --- store ----------------------------------------------------------------------------------
     def _res_for(self, api_version: str, kind: str) -> tuple:
@@ -353,6 +391,7 @@ class FakeApi:
 
     def _event(self, kind: str, key, obj: dict[str, Any]) -> None:
         self.events.append((self.current_rv, (key[0], key[1]), kind, copy.deepcopy(obj)))
+        self.event_rvs.append(self.current_rv)
         self.lock.notify_all()
 
     def apply(self, key, res, body: dict[str, Any], manager: str, force: bool, dry_run: bool,
@@ -437,6 +476,16 @@ class FakeApi:
         return self._commit(key, res, result.object, manager, "Update", (), managed_fields=result.managed_fields)
 
 
+def _load_body(raw: bytes, ctype: str) -> Any:
+    """JSON, or YAML for apply patches (clients mostly send JSON, which is YAML too: try the fast parser first)."""
+    try:
+        return json.loads(raw)
+    except ValueError:
+        if "yaml" not in ctype:
+            raise
+        return yaml.safe_load(raw)
+
+
 def _strip_rv(obj: dict[str, Any]) -> dict[str, Any]:
     out = copy.deepcopy(obj)
     out["metadata"].pop("resourceVersion", None)
@@ -508,6 +557,13 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _send_raw(self, code: int, data: bytes) -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
     def _handle(self, method: str) -> None:
         fake = self.fake
         url = urlsplit(self.path)
@@ -517,13 +573,16 @@ class _Handler(BaseHTTPRequestHandler):
         ctype = self.headers.get("Content-Type", "")
         body = None
         if raw:
-            body = yaml.safe_load(raw) if "yaml" in ctype else json.loads(raw)
+            body = _load_body(raw, ctype)
         req = Request(method, url.path, query, ctype, body)
         with fake.lock:
             fake.log.append(req)
             fault = next((f for f in fake.faults if f.matches(req)), None)
             if fault:
                 fault.times -= 1
+        delay = 0.0
+        if fault and fault.status is None:
+            delay, fault = fault.delay, None
         if fault:
             if fault.status == 0:
                 self.close_connection = True
@@ -532,6 +591,8 @@ class _Handler(BaseHTTPRequestHandler):
                 except OSError:
                     pass
                 return
+            if fault.raw is not None:
+                return self._send_raw(fault.status, fault.raw)
             return self._send(fault.status, fault.body, fault.headers)
         try:
             if url.path in ("/api", "/apis", "/version") or url.path.count("/") <= 3 and method == "GET" \
@@ -550,6 +611,10 @@ class _Handler(BaseHTTPRequestHandler):
             if method == "GET" and not name and query.get("watch") in ("true", "1"):
                 return self._watch(res, ns, query)
             code, out = self._dispatch(method, res, ns, name, sub, query, body, ctype)
+            if delay:
+                import time as _time
+
+                _time.sleep(delay)
             self._send(code, out)
         except ApiFailure as failure:
             self._send(failure.code, failure.body)
@@ -659,11 +724,11 @@ class _Handler(BaseHTTPRequestHandler):
         timeout = float(query.get("timeoutSeconds") or 30)
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")  # as kube-apiserver streams watches
         self.end_headers()
 
         def emit(event: dict[str, Any]) -> None:
-            self.wfile.write(json.dumps(event).encode() + b"\n")
-            self.wfile.flush()
+            self._chunk(json.dumps(event).encode() + b"\n")
 
         import time as _time
 
@@ -677,15 +742,26 @@ class _Handler(BaseHTTPRequestHandler):
                         emit({"type": "ERROR", "object": _status_body(
                             410, "Expired", f"too old resource version: {since} ({fake.compacted_rv})")})
                         return
-                    for rv, gp, etype, obj in fake.events:
+                    first = bisect.bisect_right(fake.event_rvs, sent_rv)
+                    for rv, gp, etype, obj in fake.events[first:]:
                         if rv <= sent_rv or gp != (group, plural):
                             continue
                         if ns and (obj.get("metadata") or {}).get("namespace") != ns:
                             continue
                         if not _match_fields(obj, query.get("fieldSelector", "")):
                             continue
+                        if not _match_labels(obj, query.get("labelSelector", "")):
+                            continue
                         emit({"type": etype, "object": obj})
                         sent_rv = rv
+                    mode = fake._take_watch_fault(plural)
+                    if mode:
+                        fake.lock.release()
+                        try:
+                            if self._watch_fault(mode, emit):
+                                return
+                        finally:
+                            fake.lock.acquire()
                     remaining = deadline - _time.monotonic()
                     if remaining <= 0:
                         return
@@ -694,5 +770,35 @@ class _Handler(BaseHTTPRequestHandler):
                         emit({"type": "BOOKMARK", "object": {"kind": kind, "apiVersion": f"{group}/{version}"
                               if group else version, "metadata": {"resourceVersion": str(sent_rv)}}})
                     fake.lock.wait(min(remaining, 0.5))
-        except (BrokenPipeError, ConnectionResetError):
+        except (BrokenPipeError, ConnectionResetError, OSError):
             return
+        finally:
+            if not getattr(self, "_was_reset", False):
+                try:
+                    self.wfile.write(b"0\r\n\r\n")  # the end of a chunked stream: a clean close
+                    self.wfile.flush()
+                except OSError:
+                    pass
+
+    def _chunk(self, data: bytes) -> None:
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
+
+    def _watch_fault(self, mode: str, emit: Callable[[dict[str, Any]], None]) -> bool:
+        """Inject one watch failure; True when the stream is over."""
+        import time as _time
+
+        if mode == "garbage":
+            self._chunk(b"this is not json\n")
+        elif mode == "error":
+            emit({"type": "ERROR", "object": _status_body(500, "InternalError", "etcd leader changed")})
+        elif mode == "reset":
+            self._was_reset = True
+            self.wfile.flush()
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+            self.close_connection = True
+            self.connection.close()
+        elif mode == "hang":
+            while not self.fake._stopping:
+                _time.sleep(0.05)
+        return True  # "close" and everything else: end the stream

@@ -47,3 +47,16 @@ def isvc_set(name: str = "m", ns: str = "ns", transformer: bool = False) -> list
                  service(f"{name}-{comp}", ns), hpa(f"{name}-{comp}", f"{name}-{comp}", ns)]
     objs.append(ingress(name, ns))
     return copy.deepcopy(objs)
+
+
+def shipped_configmap(mode: str = "Serverless") -> dict[str, Any]:
+    """The project's copy of KServe's inferenceservice-config, with ``defaultDeploymentMode`` set to ``mode``."""
+    import json
+    import pathlib
+
+    import yaml
+
+    path = pathlib.Path(__file__).resolve().parents[2] / "kserve_compile" / "data" / "inferenceservice-config.yaml"
+    cm = next(d for d in yaml.safe_load_all(path.read_text()) if d and d.get("kind") == "ConfigMap")
+    cm["data"]["deploy"] = json.dumps({"defaultDeploymentMode": mode})
+    return cm

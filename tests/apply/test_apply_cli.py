@@ -6,9 +6,9 @@ import pathlib
 
 import typer
 import yaml
+from kc_manifests import deployment, isvc_set
 from typer.testing import CliRunner
 
-from kc_manifests import deployment, isvc_set
 from kserve_compile.apply.cli import register
 
 runner = CliRunner()
@@ -107,3 +107,80 @@ def test_cli_module_imports_no_kubernetes():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=pathlib.Path(__file__).resolve().parents[2])
     assert out.stdout.strip() == "[]"
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_unreachable_server_is_a_clear_error_naming_server_and_context(tmp_path):
+    files = write(tmp_path / "r.yaml", [deployment("d")])
+    port = _closed_port()
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config", "current-context": "lab",
+        "clusters": [{"name": "c", "cluster": {"server": f"http://127.0.0.1:{port}"}}],
+        "users": [{"name": "u", "user": {"token": "t"}}],
+        "contexts": [{"name": "lab", "context": {"cluster": "c", "user": "u"}}]}))
+    result = runner.invoke(app(), ["apply", files, "--rendered", "--kubeconfig", str(kubeconfig), "-n", "ns"])
+    assert result.exit_code == 1  # as kubectl: "The connection to the server ... was refused" exits 1
+    assert f"cannot reach the API server at http://127.0.0.1:{port} (kubeconfig context 'lab')" in result.stderr
+    assert "internal error" not in result.stderr and "Traceback" not in result.stderr
+    assert result.stderr.count("cannot reach") == 1  # one line, not one per object
+
+
+def test_daemon_against_an_unreachable_server_exits_1_naming_it():
+    port = _closed_port()
+    result = runner.invoke(app(), ["daemon", "--server", f"http://127.0.0.1:{port}", "--no-leader-elect",
+                                   "--health-addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0"])
+    assert result.exit_code == 1
+    assert f"cannot reach the API server at http://127.0.0.1:{port}" in result.stderr
+    assert "internal error" not in result.stderr
+
+
+def test_time_flags_take_durations(fake, tmp_path):
+    files = write(tmp_path / "r.yaml", [deployment("d")])
+    bad = runner.invoke(app(), ["apply", files, "--rendered", "--server", fake.url, "--wait", "--timeout", "5x"])
+    assert bad.exit_code == 2 and "--timeout: invalid duration '5x'" in bad.stderr
+    assert fake.writes() == []  # refused before anything was sent
+    resync = runner.invoke(app(), ["daemon", "--server", fake.url, "--resync", "ten minutes"])
+    assert resync.exit_code == 2 and "--resync: invalid duration 'ten minutes'" in resync.stderr
+    ok = runner.invoke(app(), ["apply", files, "--rendered", "--server", fake.url, "-n", "ns", "--wait",
+                               "--timeout", "0s"])
+    assert ok.exit_code == 4  # parsed: a zero wait times out at once
+
+
+def test_failures_map_to_exit_codes_by_class_not_by_name():
+    from kserve_compile.apply.cli import (
+        EXIT_INTERNAL,
+        EXIT_INVALID,
+        EXIT_USAGE,
+        _failure,
+    )
+    from kserve_compile.apply.kube import ApiError, ClusterUnreachable
+    from kserve_compile.errors import UsageError
+
+    class UsageErrorLookalike(Exception):  # the old code matched this by its class name
+        pass
+
+    UsageErrorLookalike.__name__ = "UsageError"
+    assert _failure(UsageError("bad flag"))[0] == EXIT_USAGE
+    assert _failure(UsageErrorLookalike("x"))[0] == EXIT_INTERNAL
+    assert _failure(ClusterUnreachable("https://k:6443", "prod", "refused")) == (
+        EXIT_INVALID, "error: cannot reach the API server at https://k:6443 (kubeconfig context 'prod'): refused")
+    assert _failure(ApiError(403, "Forbidden", "no"))[0] == EXIT_INVALID
+
+
+def test_refusing_server_names_itself_and_diff_exits_2(fake, tmp_path):
+    files = write(tmp_path / "r.yaml", [deployment("d")])
+    fake.fail("GET", r"^/apis/apps/v1$", status=401, reason="Unauthorized", message="token expired", times=10)
+    applied = runner.invoke(app(), ["apply", files, "--rendered", "--server", fake.url, "-n", "ns"])
+    assert applied.exit_code == 1
+    assert f"error: the API server at {fake.url} refused the request: 401 Unauthorized: token expired" in applied.stderr
+    diffed = runner.invoke(app(), ["diff", "--cluster", files, "--rendered", "--server", fake.url, "-n", "ns"])
+    assert diffed.exit_code == 2  # kubectl diff: above 1 means the diff itself failed, not "changes found"
+    assert "refused the request: 401" in diffed.stderr and "internal error" not in diffed.stderr

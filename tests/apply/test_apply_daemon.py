@@ -7,12 +7,15 @@ import urllib.error
 import urllib.request
 
 import pytest
+from kc_manifests import isvc_set, shipped_configmap
 
-from kc_manifests import isvc_set
-from kserve_compile.apply.daemon import Daemon, DaemonConfig, Informer, LeaderElector, Metrics, _http_server
+from kserve_compile.apply.daemon import Daemon, DaemonConfig, Metrics, _http_server
+from kserve_compile.apply.informer import Informer
+from kserve_compile.apply.leader import LeaderElector
 from kserve_compile.apply.objects import applyset_id
 
 NS = "ns"
+CONFIGMAP = shipped_configmap("Standard")
 
 
 def isvc(name: str, transformer: bool = False, ns: str = NS) -> dict:
@@ -40,13 +43,28 @@ def fake_urls(isvc_obj, configmap):
             "address": {"url": f"http://{name}-predictor.{ns}.svc.cluster.local"}}
 
 
-def make_daemon(kube, **cfg) -> Daemon:
+_DAEMONS: list[Daemon] = []
+
+
+@pytest.fixture(autouse=True)
+def _stop_daemons(fake):  # torn down before the fake API server stops
+    yield
+    while _DAEMONS:
+        _DAEMONS.pop().stop.set()  # ends the watch threads of the on-demand (credential) informers
+
+
+def make_daemon(kube, fake=None, render=fake_render, **cfg) -> Daemon:
     cfg.setdefault("leader_elect", False)
-    return Daemon(kube, DaemonConfig(**cfg), render=fake_render, status_urls=fake_urls, clock=lambda: 1_800_000_000.0)
+    if fake is not None and fake.find("", "configmaps", "kserve", "inferenceservice-config") is None:
+        fake.put(CONFIGMAP)
+    daemon = Daemon(kube, DaemonConfig(**cfg), render=render, status_urls=fake_urls, clock=lambda: 1_800_000_000.0)
+    _DAEMONS.append(daemon)
+    return daemon
 
 
 def sync(daemon: Daemon) -> int:
-    for informer in daemon.informers:
+    """What the informers' watches would do, synchronously: list everything, then work the queue."""
+    for informer in daemon.fixed:
         informer.relist()
     return daemon.drain()
 
@@ -61,12 +79,27 @@ def test_informer_relists_after_410_gone(fake, kube):
     old_rv = inf.resource_version
     fake.put(isvc("b"))
     fake.compact()
-    inf.watch_once()
+    stop = threading.Event()
+    inf.start(stop)
+    try:
+        wait_until(lambda: ("ADDED", "b") in seen)
+    finally:
+        stop.set()
     watches = [r for r in fake.log if r.query.get("watch") == "true"]
     assert watches[0].query["resourceVersion"] == old_rv and watches[0].query["allowWatchBookmarks"] == "true"
-    assert metrics.get("watch_restarts_total", reason="expired") == 1
+    assert metrics.get("watch_restarts_total", resource="inferenceservices", reason="expired") == 1
     assert sorted(k[1] for k in inf.cache) == ["a", "b"]
-    assert seen == [("SYNC", "a"), ("SYNC", "a"), ("SYNC", "b")]
+    assert seen[:2] == [("SYNC", "a"), ("ADDED", "b")]  # the relist reports only what changed
+
+
+def wait_until(cond, timeout: float = 10.0) -> None:
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        time.sleep(0.02)
 
 
 def test_informer_follows_watch_events(fake, kube):
@@ -74,12 +107,15 @@ def test_informer_follows_watch_events(fake, kube):
     seen: list[tuple[str, str]] = []
     inf = Informer(kube, res, NS, lambda t, o: seen.append((t, o["metadata"]["name"])), Metrics(), watch_timeout=1)
     inf.relist()
-    thread = threading.Thread(target=inf.watch_once)
-    thread.start()
-    fake.put(isvc("a"))
-    fake.update("serving.kserve.io", "inferenceservices", NS, "a", lambda o: o["spec"].__setitem__("x", 1))
-    thread.join(timeout=10)
-    assert not thread.is_alive()
+    stop = threading.Event()
+    inf.start(stop)
+    try:
+        wait_until(lambda: fake.watch_count("inferenceservices") == 1)
+        fake.put(isvc("a"))
+        fake.update("serving.kserve.io", "inferenceservices", NS, "a", lambda o: o["spec"].__setitem__("x", 1))
+        wait_until(lambda: len(seen) == 2)
+    finally:
+        stop.set()
     assert seen == [("ADDED", "a"), ("MODIFIED", "a")]
     assert inf.cache[(NS, "a")]["spec"]["x"] == 1
 
@@ -105,7 +141,7 @@ def test_leader_election(fake, kube):
 
 def test_follower_never_writes(fake, kube):
     fake.put(isvc("m"))
-    daemon = make_daemon(kube, leader_elect=True, lease_namespace="kserve", identity="follower")
+    daemon = make_daemon(kube, fake, leader_elect=True, lease_namespace="kserve", identity="follower")
     other = LeaderElector(kube, "kserve", daemon.cfg.lease_name, "leader", clock=daemon.clock)
     assert other.try_acquire_or_renew()
     fake.clear_log()
@@ -116,7 +152,7 @@ def test_follower_never_writes(fake, kube):
 
 def test_end_to_end_transformer_removed(fake, kube):
     fake.put(isvc("m", transformer=True))
-    daemon = make_daemon(kube)
+    daemon = make_daemon(kube, fake)
     assert sync(daemon) == 1
     names = fake.names("apps", "deployments", NS)
     assert names == ["m-predictor", "m-transformer"]
@@ -157,7 +193,7 @@ def test_end_to_end_transformer_removed(fake, kube):
 
 def test_status_becomes_ready_and_own_status_events_are_ignored(fake, kube):
     fake.put(isvc("m"))
-    daemon = make_daemon(kube)
+    daemon = make_daemon(kube, fake)
     sync(daemon)
     fake.update("apps", "deployments", NS, "m-predictor", lambda o: o.__setitem__("status", {
         "observedGeneration": 1, "replicas": 1, "updatedReplicas": 1, "readyReplicas": 1, "availableReplicas": 1,
@@ -172,27 +208,31 @@ def test_status_becomes_ready_and_own_status_events_are_ignored(fake, kube):
     assert len(daemon.queue) == 0
 
 
-def test_noop_resync_of_ten_isvcs_makes_zero_writes(fake, kube):
+def test_noop_resync_of_ten_isvcs_sends_no_request(fake, kube):
     for i in range(10):
         fake.put(isvc(f"m{i}"))
-    daemon = make_daemon(kube)
+    daemon = make_daemon(kube, fake)
     assert sync(daemon) == 10
+    for informer in daemon.fixed:  # the watches catch up with what the daemon wrote
+        informer.relist()
+    daemon.drain()  # children's events re-check their owners once
     fake.clear_log()
     kube.requests.clear()
     daemon.resync()
     assert daemon.drain() == 10
-    assert fake.writes() == []
-    # per isvc: GET parent, LIST per GroupKind (4), dry-run PATCH per object (4)
-    assert len(fake.log) == 90
-    assert kube.requests == {"GET": 50, "PATCH(dry-run)": 40}
+    # was 9 per isvc (GET parent, 4 LISTs, 4 dry-run PATCHes): the caches answer all of it now
+    assert fake.log == [] and kube.requests == {}
+    assert daemon.metrics.get("reconcile_total", result="success") >= 20
 
 
 def test_resync_restores_drift(fake, kube):
     fake.put(isvc("m"))
-    daemon = make_daemon(kube)
+    daemon = make_daemon(kube, fake)
     sync(daemon)
     fake.update("apps", "deployments", NS, "m-predictor",
                 lambda o: o["spec"]["template"]["spec"]["containers"][0].__setitem__("image", "evil"))
+    for informer in daemon.fixed:
+        informer.relist()
     daemon.resync()
     daemon.drain()
     dep = fake.find("apps", "deployments", NS, "m-predictor")
@@ -206,9 +246,12 @@ def test_render_failure_sets_status_and_applies_nothing(fake, kube):
     def broken(objects, configmap, source):
         raise ValueError("spec.predictor: no runtime supports sklearn")
 
-    daemon = Daemon(kube, DaemonConfig(leader_elect=False), render=broken, status_urls=fake_urls)
+    daemon = make_daemon(kube, fake, render=broken)
     sync(daemon)
-    assert [r.path for r in fake.writes()] == ["/apis/serving.kserve.io/v1beta1/namespaces/ns/inferenceservices/m/status"]
+    writes = [r.path for r in fake.writes() if "/events" not in r.path]
+    assert writes == ["/apis/serving.kserve.io/v1beta1/namespaces/ns/inferenceservices/m/status"]
+    event = next(r.body for r in fake.writes() if "/events" in r.path)
+    assert event["reason"] == "RenderFailed" and event["involvedObject"]["name"] == "m"
     ready = {c["type"]: c for c in fake.find("serving.kserve.io", "inferenceservices", NS, "m")["status"]["conditions"]}["Ready"]
     assert ready["status"] == "False" and ready["reason"] == "RenderFailed"
     assert "no runtime supports sklearn" in ready["message"]
@@ -217,7 +260,7 @@ def test_render_failure_sets_status_and_applies_nothing(fake, kube):
 def test_runtime_change_requeues_isvcs_in_its_namespace(fake, kube):
     fake.put(isvc("m"))
     fake.put(isvc("other", ns="elsewhere"))
-    daemon = make_daemon(kube)
+    daemon = make_daemon(kube, fake)
     sync(daemon)
     daemon._on_runtime("ADDED", {"metadata": {"name": "rt", "namespace": NS}})
     assert daemon.queue.get(timeout=0) == ("isvc", NS, "m") and len(daemon.queue) == 0
@@ -233,14 +276,15 @@ def _get(url: str) -> tuple[int, str]:
 
 def test_health_ready_metrics_endpoints(fake, kube):
     fake.put(isvc("m"))
-    daemon = make_daemon(kube)
+    daemon = make_daemon(kube, fake)
     server = _http_server("127.0.0.1:0", daemon)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     base = f"http://127.0.0.1:{server.server_address[1]}"
     try:
         assert _get(base + "/healthz") == (200, "ok\n")
-        assert _get(base + "/readyz")[0] == 503
+        code, reason = _get(base + "/readyz")
+        assert code == 503 and reason.startswith("waiting for the initial list of inferenceservices")
         sync(daemon)
         assert _get(base + "/readyz") == (200, "ok\n")
         code, text = _get(base + "/metrics")
@@ -256,8 +300,8 @@ def test_health_ready_metrics_endpoints(fake, kube):
 def test_end_to_end_with_the_real_renderer(fake, kube):
     api = pytest.importorskip("kserve_compile.api", reason="the renderer (kserve_compile.api) is not in this tree")
     fake.put(isvc("m", transformer=True))
-    daemon = Daemon(kube, DaemonConfig(leader_elect=False), render=lambda o, c, s: api.render_objects(o, c, s),
-                    status_urls=api.isvc_status)
+    daemon = make_daemon(kube, fake, render=lambda o, c, s: api.render_objects(o, c, s))
+    daemon.status_urls = api.isvc_status
     sync(daemon)
     with_transformer = set(fake.names("apps", "deployments", NS))
     assert with_transformer == {"m-predictor", "m-transformer"}

@@ -57,7 +57,7 @@ def test_staged_order_and_normalise():
             {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n"}},
             {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"}}]
     assert [[o["kind"] for o in stage] for stage in order_for_apply(objs)] == [
-        ["Namespace"], ["IngressClass"], ["Service", "Deployment"]]
+        ["Namespace"], ["Service", "Deployment", "IngressClass"]]
     live = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "uid": "u", "resourceVersion": "9",
                                                                "managedFields": [], "labels": {}},
             "data": {"k": "c2VjcmV0"}, "status": {}}
@@ -73,3 +73,16 @@ def test_keda_scaled_object_also_strips_replicas():
           "spec": {"scaleTargetRef": {"name": "d"}}}
     out = strip_scaled_replicas([dep, so])
     assert "replicas" not in out[0]["spec"] and dep["spec"]["replicas"] == 3
+
+
+def test_apply_order_is_render_order():
+    """One kind-order table: what `render` prints is the order `apply` and the daemon write in."""
+    from kserve_compile.emit.order import sort_objects
+
+    objs = [{"apiVersion": a, "kind": k, "metadata": {"name": n, "namespace": "ns"}} for a, k, n in [
+        ("networking.k8s.io/v1", "Ingress", "i"), ("apps/v1", "Deployment", "d"), ("v1", "ServiceAccount", "sa"),
+        ("apiextensions.k8s.io/v1", "CustomResourceDefinition", "c"), ("v1", "Service", "s"),
+        ("v1", "Namespace", "ns"), ("autoscaling/v2", "HorizontalPodAutoscaler", "h")]]
+    flat = [o for stage in order_for_apply(objs) for o in stage]
+    assert flat == sort_objects(objs)
+    assert [o["kind"] for o in order_for_apply(objs)[0]] == ["Namespace", "CustomResourceDefinition"]

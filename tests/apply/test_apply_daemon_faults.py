@@ -1,0 +1,343 @@
+"""The daemon under injected faults (issues 11 and 17), against the fake API server, with real watch threads.
+
+Each test names the fault it injects; the behaviour it asserts is what was missing before (the informer
+thread died, reconciles ran before sync, one bad object failed a namespace, a status write hid a newer spec).
+"""
+
+from __future__ import annotations
+
+import base64
+import threading
+import time
+
+import pytest
+import yaml
+from test_apply_daemon import (  # noqa: F401  (_stop_daemons: the autouse fixture that ends daemon threads)
+    CONFIGMAP,
+    _stop_daemons,
+    fake_render,
+    fake_urls,
+    isvc,
+    make_daemon,
+    sync,
+    wait_until,
+)
+
+from kserve_compile.apply.daemon import Daemon, DaemonConfig, Metrics, shard_lease_name
+from kserve_compile.apply.informer import Informer
+from kserve_compile.apply.leader import LeaderElector
+
+NS = "ns"
+ISVC = ("serving.kserve.io", "inferenceservices")
+
+
+def running(daemon: Daemon) -> threading.Thread:
+    """The daemon's whole loop (informers, worker, HTTP) in a thread; stop it with ``daemon.stop.set()``."""
+    thread = threading.Thread(target=daemon.serve, args=("127.0.0.1:0", "127.0.0.1:0"), daemon=True)
+    thread.start()
+    return thread
+
+
+def status_of(fake, name: str, ns: str = NS) -> dict:
+    return (fake.find(*ISVC, ns, name) or {}).get("status") or {}
+
+
+# --- 1. informers that recover -------------------------------------------------------------------
+@pytest.mark.parametrize("mode, reason", [
+    ("reset", "reset"), ("garbage", "decode"), ("error", "error"), ("close", "closed"), ("hang", "timeout"),
+])
+def test_informer_recovers_from_every_watch_failure(fake, kube, mode, reason):
+    metrics = Metrics()
+    res = kube.resource("serving.kserve.io/v1beta1", "InferenceService")
+    inf = Informer(kube, res, "", lambda t, o: None, metrics, watch_timeout=30, read_timeout=0.5, backoff_max=0.2)
+    stop = threading.Event()
+    inf.start(stop)
+    try:
+        wait_until(lambda: fake.watch_count("inferenceservices") == 1)
+        fake.break_watches("inferenceservices", mode)
+        fake.put(isvc("after-fault"))  # created while (or after) the stream failed
+        wait_until(lambda: metrics.get("watch_restarts_total", resource="inferenceservices", reason=reason) >= 1)
+        fake.put(isvc("after-recovery"))
+        wait_until(lambda: {(NS, "after-fault"), (NS, "after-recovery")} <= set(inf.cache))
+        assert inf.alive()
+    finally:
+        stop.set()
+
+
+def test_informer_survives_a_handler_exception(fake, kube):
+    metrics = Metrics()
+    calls: list[str] = []
+
+    def handler(event, obj):
+        calls.append(obj["metadata"]["name"])
+        if obj["metadata"]["name"] == "poison" and calls.count("poison") == 1:
+            raise KeyError("a bug in an event handler")
+
+    res = kube.resource("serving.kserve.io/v1beta1", "InferenceService")
+    inf = Informer(kube, res, "", handler, metrics, watch_timeout=30, backoff_max=0.2)
+    stop = threading.Event()
+    inf.start(stop)
+    try:
+        wait_until(lambda: fake.watch_count("inferenceservices") == 1)
+        fake.put(isvc("poison"))
+        fake.put(isvc("next"))
+        wait_until(lambda: "next" in calls)
+        assert inf.alive()
+    finally:
+        stop.set()
+    assert metrics.get("watch_restarts_total", resource="inferenceservices", reason="unexpected") == 1
+
+
+def test_readiness_then_liveness_fail_while_an_informer_cannot_recover(fake, kube):
+    fake.put(CONFIGMAP)
+    daemon = make_daemon(kube, fake, not_ready_after=0.3, dead_after=3.0, backoff_max=0.1)
+    daemon.start_informers()
+    wait_until(lambda: daemon.not_ready_reason() == "")
+    outage = fake.fail("GET", r"/inferenceservices$", 503, times=10**6, message="etcd unavailable")
+    fake.break_watches("inferenceservices", "close")
+    wait_until(lambda: daemon.not_ready_reason().startswith("informer inferenceservices"))
+    assert daemon.unhealthy_reason() == ""  # not ready yet alive: the kubelet stops routing, waits
+    wait_until(lambda: "has not recovered" in daemon.unhealthy_reason())
+    assert "etcd unavailable" in daemon.unhealthy_reason()
+    outage.times = 0  # the API server comes back
+    wait_until(lambda: daemon.not_ready_reason() == "" and daemon.unhealthy_reason() == "")
+
+
+# --- 2. nothing before sync --------------------------------------------------------------------------
+def test_nothing_is_rendered_until_the_configmap_exists(fake, kube):
+    fake.put(isvc("m"))
+    daemon = Daemon(kube, DaemonConfig(leader_elect=False), render=fake_render, status_urls=fake_urls)
+    thread = running(daemon)
+    try:
+        wait_until(lambda: daemon.not_ready_reason().startswith("ConfigMap kserve/inferenceservice-config"))
+        time.sleep(0.5)
+        assert fake.writes() == [] and not fake.names("apps", "deployments", NS)
+        fake.put(CONFIGMAP)
+        wait_until(lambda: status_of(fake, "m").get("observedGeneration") == 1)
+        assert fake.names("apps", "deployments", NS) == ["m-predictor"]
+    finally:
+        daemon.stop.set()
+        thread.join(timeout=10)
+
+
+# --- 3. containment ------------------------------------------------------------------------------
+def test_one_bad_object_is_contained_retried_and_reported(fake, kube):
+    fake.put(isvc("good"))
+    fake.put(isvc("bad"))
+
+    def render(objects, configmap, source):
+        if objects[0]["metadata"]["name"] == "bad":
+            return [None]  # a renderer bug: not even a mapping (the applier trips over it)
+        return fake_render(objects, configmap, source)
+
+    daemon = make_daemon(kube, fake, render=render, retry_base=1.0)  # longer than a drain under load
+    sync(daemon)
+    assert fake.names("apps", "deployments", NS) == ["good-predictor"]
+    ready = {c["type"]: c for c in status_of(fake, "bad")["conditions"]}["Ready"]
+    assert ready["status"] == "False" and ready["reason"] == "ReconcileError"
+    events = [r.body for r in fake.writes() if r.path.endswith("/events")]
+    assert [(e["reason"], e["involvedObject"]["name"], e["type"]) for e in events] == [
+        ("ReconcileError", "bad", "Warning")]
+    assert daemon.queue.failures(("isvc", NS, "bad")) == 1 and daemon.queue.delayed() == 1
+    wait_until(lambda: len(daemon.queue) == 1)  # comes back after its backoff
+    daemon.drain()
+    assert daemon.queue.failures(("isvc", NS, "bad")) == 2  # exponential: the next wait doubles
+    assert len([r for r in fake.writes() if r.path.endswith("/events")]) == 1  # the same Event only once
+    assert daemon.queue.failures(("isvc", NS, "good")) == 0
+
+
+def _runtime(name: str, fmt: str, ns: str = NS, valid: bool = True) -> dict:
+    containers = [{"name": "kserve-container", "image": f"{name}:1",
+                   "args": ["--model_name={{.Name}}", "--model_dir=/mnt/models"]}] if valid else "not-a-list"
+    return {"apiVersion": "serving.kserve.io/v1alpha1", "kind": "ServingRuntime",
+            "metadata": {"name": name, "namespace": ns},
+            "spec": {"supportedModelFormats": [{"name": fmt, "version": "1", "autoSelect": True}],
+                     "containers": containers}}
+
+
+def test_an_invalid_runtime_fails_only_the_isvcs_that_would_select_it(fake, kube):
+    api = pytest.importorskip("kserve_compile.api")
+    fake.put(_runtime("sk", "sklearn"))
+    fake.put(_runtime("broken", "xgboost", valid=False))
+    fake.put(isvc("uses-sklearn"))
+    named = isvc("names-broken")
+    named["spec"]["predictor"]["model"].update(modelFormat={"name": "xgboost"}, runtime="broken")
+    fake.put(named)
+    daemon = make_daemon(kube, fake, render=api.render_objects)
+    daemon.status_urls = api.isvc_status
+    sync(daemon)
+    assert "uses-sklearn-predictor" in fake.names("apps", "deployments", NS)
+    assert {c["type"]: c["status"] for c in status_of(fake, "uses-sklearn")["conditions"]}["IngressReady"] == "True"
+    ready = {c["type"]: c for c in status_of(fake, "names-broken")["conditions"]}["Ready"]
+    assert ready["status"] == "False" and "runtime 'broken' was refused" in ready["message"]
+    events = [(r.body["reason"], r.body["involvedObject"]["name"]) for r in fake.writes() if r.path.endswith("/events")]
+    assert ("InvalidRuntime", "broken") in events and ("RenderFailed", "names-broken") in events
+    assert not any(name == "uses-sklearn" for _, name in events)
+
+
+# --- 4. the same objects as render ------------------------------------------------------------------
+def test_daemon_renders_what_render_renders_including_storage_credentials(fake, kube, tmp_path):
+    api = pytest.importorskip("kserve_compile.api")
+    model = isvc("creds")
+    model["spec"]["predictor"]["serviceAccountName"] = "s3-reader"
+    model["spec"]["predictor"]["model"]["storageUri"] = "s3://bucket/model"
+    account = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "s3-reader", "namespace": NS},
+               "secrets": [{"name": "s3-creds"}]}
+    b64 = lambda s: base64.b64encode(s.encode()).decode()
+    secret = {"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+              "metadata": {"name": "s3-creds", "namespace": NS,
+                           "annotations": {"serving.kserve.io/s3-endpoint": "minio.storage:9000"}},
+              "data": {"AWS_ACCESS_KEY_ID": b64("id"), "AWS_SECRET_ACCESS_KEY": b64("key")}}
+    unrelated = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "someone-elses", "namespace": NS},
+                 "data": {"password": b64("x")}}
+    container = {"apiVersion": "serving.kserve.io/v1alpha1", "kind": "ClusterStorageContainer",
+                 "metadata": {"name": "s3-custom"},
+                 "spec": {"workloadType": "initContainer", "supportedUriFormats": [{"prefix": "s3://"}],
+                          "container": {"name": "storage-initializer", "image": "example.com/s3-initializer:1",
+                                        "resources": {"requests": {"cpu": "100m", "memory": "100Mi"}}}}}
+    for obj in (model, account, secret, unrelated, container):
+        fake.put(obj)
+    seen: list[list[dict]] = []
+
+    def spy(objects, configmap, source):
+        out = api.render_objects(objects, configmap=configmap, source=source)
+        if objects[0]["kind"] == "InferenceService":
+            seen.append([o["kind"] + "/" + o["metadata"]["name"] for o in objects])
+            seen.append(out)
+        return out
+
+    daemon = make_daemon(kube, fake, render=spy)
+    sync(daemon)
+    (tmp_path / "in.yaml").write_text(yaml.safe_dump_all([model, account, secret, container, CONFIGMAP]))
+    assert seen[-1] == api.render_files([str(tmp_path / "in.yaml")])
+    assert seen[-2] == ["InferenceService/creds", "ServiceAccount/s3-reader", "Secret/s3-creds",
+                        "ClusterStorageContainer/s3-custom"]  # only the credentials it names
+    dep = fake.find("apps", "deployments", NS, "creds-predictor")
+    env = {e["name"] for c in dep["spec"]["template"]["spec"]["initContainers"] for e in c.get("env", [])}
+    assert {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "S3_ENDPOINT"} <= env
+    images = {c["image"] for c in dep["spec"]["template"]["spec"]["initContainers"]}
+    assert images == {"example.com/s3-initializer:1"}  # the ClusterStorageContainer was an input too
+    secret_reads = [r for r in fake.log if "/secrets" in r.path]
+    assert secret_reads and all(r.query.get("fieldSelector", "").startswith("metadata.name=") for r in secret_reads)
+    assert not any("someone-elses" in r.query.get("fieldSelector", "") for r in secret_reads)
+
+
+# --- 8. lifecycle: Lease release ---------------------------------------------------------------------
+def test_released_lease_is_taken_over_at_once(fake, kube):
+    now = [1_800_000_000.0]
+    a = LeaderElector(kube, "kserve", "lease", "a", lease_seconds=15, clock=lambda: now[0])
+    b = LeaderElector(kube, "kserve", "lease", "b", lease_seconds=15, clock=lambda: now[0])
+    assert a.try_acquire_or_renew()
+    assert not b.try_acquire_or_renew()
+    assert a.release() and not a.is_leader()
+    lease = fake.find("coordination.k8s.io", "leases", "kserve", "lease")
+    assert lease["spec"]["holderIdentity"] == "" and lease["spec"]["leaseDurationSeconds"] == 1
+    assert b.try_acquire_or_renew()  # no waiting out the 15 s lease
+    assert not a.try_acquire_or_renew()
+
+
+# --- 6. shards -----------------------------------------------------------------------------------
+def test_shards_by_namespace_and_selector_each_with_their_own_lease(fake, kube):
+    for name, ns, labels in [("in-a", "a", {"shard": "1"}), ("in-b-other", "b", {"shard": "2"}),
+                             ("in-c", "c", {"shard": "1"}), ("in-b", "b", {"shard": "1"})]:
+        obj = isvc(name, ns=ns)
+        obj["metadata"]["labels"] = labels
+        fake.put(obj)
+    daemon = make_daemon(kube, fake, namespaces=("a", "b"), selector="shard=1")
+    sync(daemon)
+    assert {n: bool(status_of(fake, n, ns)) for n, ns in [("in-a", "a"), ("in-b", "b"), ("in-b-other", "b"),
+                                                          ("in-c", "c")]} == {
+        "in-a": True, "in-b": True, "in-b-other": False, "in-c": False}
+    listed = {(r.path, r.query.get("labelSelector")) for r in fake.log if r.path.endswith("/inferenceservices")}
+    assert listed == {("/apis/serving.kserve.io/v1beta1/namespaces/a/inferenceservices", "shard=1"),
+                      ("/apis/serving.kserve.io/v1beta1/namespaces/b/inferenceservices", "shard=1")}
+    names = {shard_lease_name(("a", "b"), "shard=1"), shard_lease_name(("c",), ""), shard_lease_name((), "")}
+    assert len(names) == 3 and shard_lease_name((), "") == "kserve-compile-daemon"
+    assert daemon.cfg.lease_name == shard_lease_name(("b", "a"), "shard=1")
+
+
+# --- issue 17: a status write must not hide a newer spec -------------------------------------------------
+def storage_render(objects, configmap, source):
+    """fake_render, plus the storageUri on the Deployment, so a spec edit shows in a child."""
+    out = fake_render(objects, configmap, source)
+    uri = objects[0]["spec"]["predictor"]["model"]["storageUri"]
+    for obj in out:
+        if obj["kind"] == "Deployment":
+            obj["spec"]["template"]["metadata"].setdefault("annotations", {})["storage-uri"] = uri
+    return out
+
+
+def test_spec_edit_during_a_slow_status_write_is_rendered_at_once(fake, kube):
+    fake.put(isvc("m"))
+    fake.put(CONFIGMAP)
+    daemon = Daemon(kube, DaemonConfig(leader_elect=False, resync_seconds=3600), render=storage_render,
+                    status_urls=fake_urls)
+    edited = threading.Event()
+
+    def edit_right_after_the_status_write(event, obj):
+        if obj.get("kind") == "InferenceService" and (obj.get("status") or {}).get("observedGeneration") == 1 \
+                and not edited.is_set():
+            edited.set()  # the user's edit lands while the status PATCH's response is still on its way
+            fake.update(*ISVC, NS, "m", lambda o: o["spec"]["predictor"]["model"].__setitem__(
+                "storageUri", "gs://b/v2"), manager="kubectl")
+
+    fake.on_write.append(edit_right_after_the_status_write)
+    fake.delay("PATCH", r"/inferenceservices/m/status$", 0.5)
+    thread = running(daemon)
+    try:
+        wait_until(edited.is_set)
+        wait_until(lambda: status_of(fake, "m").get("observedGeneration") == 2, timeout=10)
+    finally:
+        daemon.stop.set()
+        thread.join(timeout=10)
+    dep = fake.find("apps", "deployments", NS, "m-predictor")
+    assert dep["spec"]["template"]["metadata"]["annotations"]["storage-uri"] == "gs://b/v2"
+    assert daemon.metrics.get("resyncs_total") == 0  # converged without waiting for a resync
+
+
+def test_status_write_back_never_replaces_a_newer_cached_object(fake, kube):
+    fake.put(isvc("m"))
+    daemon = make_daemon(kube, fake)
+    sync(daemon)
+    older = fake.find(*ISVC, NS, "m")
+    fake.update(*ISVC, NS, "m", lambda o: o["spec"].__setitem__("x", 1), manager="kubectl")
+    daemon.isvcs.parts[0].relist()  # the watch delivered generation 2
+    assert not daemon.isvcs.replace_if_unchanged((NS, "m"), "not-the-cached-rv", older)
+    assert daemon.isvcs.get((NS, "m"))["metadata"]["generation"] == 2
+
+
+def test_a_dead_informer_thread_fails_liveness(fake, kube):
+    daemon = make_daemon(kube, fake)
+    dead = threading.Thread(target=lambda: None)
+    dead.start()
+    dead.join()
+    assert daemon.unhealthy_reason() == ""
+    daemon.isvcs.parts[0].thread = dead  # as if the thread had exited
+    assert daemon.unhealthy_reason() == "informer thread exited: inferenceservices.serving.kserve.io in all namespaces"
+
+
+def test_watches_of_credentials_no_isvc_names_any_more_are_stopped(fake, kube):
+    named = isvc("m")
+    named["spec"]["predictor"]["serviceAccountName"] = "old-sa"
+    fake.put(named)
+    daemon = make_daemon(kube, fake)
+    sync(daemon)
+    assert [i.field_selector for i in daemon.accounts.informers()] == ["metadata.name=old-sa"]
+    old = daemon.accounts.informers()[0]
+    wait_until(lambda: old.thread is not None and old.thread.is_alive())
+    cutoff = time.monotonic()
+    fake.update(*ISVC, NS, "m", lambda o: o["spec"]["predictor"].__setitem__("serviceAccountName", "new-sa"))
+    for informer in daemon.fixed:
+        informer.relist()
+    daemon.drain()
+    assert daemon.accounts.forget_unused(cutoff) == 1
+    assert [i.field_selector for i in daemon.accounts.informers()] == ["metadata.name=new-sa"]
+    wait_until(lambda: not old.thread.is_alive(), timeout=15)  # its watch ends with the stream
+
+
+def test_release_retries_when_the_lease_changed_under_it(fake, kube):
+    a = LeaderElector(kube, "kserve", "lease", "a", lease_seconds=15, clock=lambda: 1_800_000_000.0)
+    assert a.try_acquire_or_renew()
+    fake.fail("PUT", r"/leases/lease$", 409, reason="Conflict", message="the object has been modified", times=1)
+    assert a.release()
+    assert fake.find("coordination.k8s.io", "leases", "kserve", "lease")["spec"]["holderIdentity"] == ""
