@@ -16,7 +16,8 @@ from .errors import CompileError, Problem
 from .inputs import load_config, read_inputs
 from .models import InferenceService
 from .parse import Document
-from .pipeline import compile_documents
+from .emit.order import identity
+from .run import RunOptions, prepared_inputs, render_documents
 
 # Input kinds checked against their CRD schema before rendering (the API server would do this on apply).
 SCHEMA_CHECKED_INPUTS = ("InferenceService", "ServingRuntime", "ClusterServingRuntime")
@@ -33,24 +34,30 @@ class Report:
         return not any(p.severity == "error" for p in self.problems)
 
 
-def validate_documents(docs: Sequence[Document], kube_version: str) -> Report:
+def validate_documents(docs: Sequence[Document], kube_version: str, options: RunOptions = RunOptions()) -> Report:
     from .schema_check import check_object  # heavy (jsonschema, bundled schemas): only validate pays for it
 
     report = Report(inputs=len(docs))
     config = _config_or_none(docs)
-    for doc in docs:
+    split = prepared_inputs(docs, options)
+    for doc in split.compiled:
         if doc.kind in SCHEMA_CHECKED_INPUTS:
             for issue in check_object(admitted(doc.data, config), kube_version):
                 report.problems.append(doc.problem(issue.message, issue.path))
+    passed = _check_passed(split.passed, kube_version)
+    report.problems += passed
     try:
-        result = compile_documents(docs)
+        result = render_documents(docs, options)
     except CompileError as exc:
         report.problems = _dedupe(report.problems + exc.problems)
         return report
     report.problems.extend(result.warnings)
     report.problems = _dedupe(report.problems)
     report.objects = len(result.objects)
-    for obj in result.objects:
+    passed_ids = {identity(doc.data, 0) for doc in split.passed}
+    for i, obj in enumerate(result.objects):
+        if identity(obj, i) in passed_ids:
+            continue  # checked above, located in its file
         for issue in check_object(obj, kube_version):
             problem = issue.to_problem()
             report.problems.append(Problem(f"rendered object fails its schema: {problem.message}", problem.path, problem.kind, problem.name, file="<rendered>"))
@@ -76,8 +83,22 @@ def _config_or_none(docs: Sequence[Document]) -> KServeConfig | None:
         return None  # the compile step reports a bad ConfigMap
 
 
-def validate_paths(paths: Sequence[str], config_file: str | None, kube_version: str) -> Report:
-    return validate_documents(read_inputs(paths, config_file), kube_version)
+def validate_paths(paths: Sequence[str], config_file: str | None, kube_version: str, options: RunOptions = RunOptions()) -> Report:
+    return validate_documents(read_inputs(paths, config_file), kube_version, options)
+
+
+def _check_passed(docs: Sequence[Document], kube_version: str) -> list[Problem]:
+    """Passed-through objects against their schema where one is bundled; a kind without one gets a note."""
+    from .schema_check import check_object
+
+    out = []
+    for doc in docs:
+        for issue in check_object(doc.data, kube_version):
+            if issue.message.startswith("no schema is known"):
+                out.append(doc.problem(f"{issue.message}: passed through with its metadata checked only", severity="note"))
+            else:
+                out.append(doc.problem(issue.message, issue.path))
+    return out
 
 
 def _dedupe(problems: list[Problem]) -> list[Problem]:

@@ -96,6 +96,7 @@ def diff_command(
     kubeconfig: Optional[str] = _KUBECONFIG,
     context: Optional[str] = _CONTEXT,
     server: Optional[str] = _SERVER,
+    output: str = typer.Option("text", "-o", "--output", help="text (unified diffs) or json (offline only)."),
 ) -> None:
     """Show what would change: two renders offline (A B), or FILES against the cluster (--cluster).
 
@@ -105,13 +106,10 @@ def diff_command(
     def body() -> int:
         from kserve_compile.apply import diffing
 
-        if not cluster:
-            if len(files) != 2:
-                _err("error: offline diff takes exactly two paths (A B); use --cluster to compare with a cluster")
-                return EXIT_USAGE
-            diffs = diffing.diff_renders(diffing.load_manifests([files[0]]), diffing.load_manifests([files[1]]))
-            typer.echo("".join(diffs), nl=False)
-            return EXIT_INVALID if diffs else EXIT_OK
+        if not cluster:  # render both sides (kserve_compile/cli/diff_offline.py)
+            from kserve_compile.cli.diff_offline import offline_diff
+
+            return offline_diff(files, config, None if namespace == "default" else namespace, output)
         from kserve_compile.apply.engine import ApplyOptions, diff_cluster
 
         objects = _objects(files, rendered, config)

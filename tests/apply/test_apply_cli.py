@@ -59,11 +59,11 @@ def test_usage_errors_exit_2_without_traceback(tmp_path):
     assert result.exit_code == 2 and "--dry-run must be none or server" in result.stderr
 
 
-def test_invalid_yaml_exits_1(tmp_path):
+def test_invalid_yaml_exits_2_as_kubectl_diff(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("a: [\n")
     result = runner.invoke(app(), ["diff", str(bad), str(bad)])
-    assert result.exit_code == 1 and "not valid YAML" in result.stderr and "Traceback" not in result.output
+    assert result.exit_code == 2 and "invalid YAML" in result.stderr and "Traceback" not in result.output
 
 
 def test_apply_then_cluster_diff(fake, tmp_path):

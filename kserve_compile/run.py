@@ -1,0 +1,72 @@
+"""One run of the compiler with the options every command shares: ``-n/--namespace`` and ``--strict``.
+
+``render``, ``status``, ``validate``, the offline ``diff`` and the KRM function all read their documents through
+:func:`render_documents` / :func:`prepared_inputs`, so they see the same objects and report the same problems:
+
+    documents → namespace filled in (namespacing.py) → compiled / passed through / skipped (passthrough.py)
+              → API-server checks on every object (apiserver_checks.py) → compile (pipeline.py) → one sorted list
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .apiserver_checks import check_documents
+from .emit import sort_objects
+from .emit.order import identity
+from .errors import CompileError, Problem
+from .namespacing import with_namespace
+from .parse import Document
+from .passthrough import Split, split_inputs
+from .pipeline import Result, compile_documents
+from .suggest import deployment_mode_warnings
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    namespace: str | None = None  # -n: the namespace of inputs that name none (None: "default", as the API server)
+    strict: bool = False  # --strict: refuse objects kserve-compile does not compile instead of passing them through
+
+
+def prepared_inputs(docs: Sequence[Document], options: RunOptions = RunOptions()) -> Split:
+    """The documents sorted into compiled / passed through / skipped, with ``-n`` applied."""
+    return split_inputs(with_namespace(docs, options.namespace), strict=options.strict)
+
+
+def render_documents(docs: Sequence[Document], options: RunOptions = RunOptions()) -> Result:
+    """Every object of the run, rendered and passed through, in apply order; warnings and notes with them."""
+    split = prepared_inputs(docs, options)
+    checked = check_documents([*split.compiled, *split.passed]) + deployment_mode_warnings(split.compiled)
+    errors = [p for p in checked if p.severity == "error"]
+    try:
+        result = compile_documents(split.compiled)
+    except CompileError as exc:
+        raise CompileError(_merge(errors, exc.problems) + split.notes) from None
+    objects = result.objects + [doc.data for doc in split.passed]
+    errors += _duplicates(objects, split)
+    warnings = [p for p in checked if p.severity != "error"] + result.warnings + split.notes
+    if errors:
+        raise CompileError(errors + warnings)
+    return Result(sort_objects(objects), warnings)
+
+
+def _merge(first: list[Problem], second: list[Problem]) -> list[Problem]:
+    """Both lists, a problem at the same place with the same message once."""
+    seen = {(p.file, p.line, p.col, p.path, p.message) for p in first}
+    return first + [p for p in second if (p.file, p.line, p.col, p.path, p.message) not in seen]
+
+
+def _duplicates(objects: list[dict], split: Split) -> list[Problem]:
+    """A passed-through object with the identity of another object of the run (rendered or passed) is an error."""
+    owners: dict[tuple[str, str, str, str], int] = {}
+    for i, obj in enumerate(objects):
+        group, _, kind, ns, name = identity(obj, i)
+        owners.setdefault((group, kind, ns, name), 0)
+        owners[(group, kind, ns, name)] += 1
+    problems = []
+    for doc in split.passed:
+        group, _, kind, ns, name = identity(doc.data, 0)
+        if owners.get((group, kind, ns, name), 0) > 1:
+            problems.append(doc.problem(f"{kind} {ns + '/' if ns else ''}{name} is defined twice in the run (by the inputs or by what they render)", "metadata.name"))
+    return problems
