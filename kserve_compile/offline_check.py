@@ -17,7 +17,7 @@ from .inputs import load_config, read_inputs
 from .models import InferenceService
 from .parse import Document
 from .emit.order import identity
-from .run import RunOptions, prepared_inputs, render_documents
+from .run import RunOptions, by_place, prepared_inputs, render_documents
 
 # Input kinds checked against their CRD schema before rendering (the API server would do this on apply).
 SCHEMA_CHECKED_INPUTS = ("InferenceService", "ServingRuntime", "ClusterServingRuntime")
@@ -49,7 +49,7 @@ def validate_documents(docs: Sequence[Document], kube_version: str, options: Run
     try:
         result = render_documents(docs, options)
     except CompileError as exc:
-        report.problems = _dedupe(report.problems + exc.problems)
+        report.problems = by_place(_dedupe(report.problems + exc.problems))
         return report
     report.problems.extend(result.warnings)
     report.problems = _dedupe(report.problems)

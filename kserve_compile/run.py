@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -20,7 +21,7 @@ from .namespacing import with_namespace
 from .parse import Document
 from .passthrough import Split, split_inputs
 from .pipeline import Result, compile_documents
-from .suggest import deployment_mode_warnings
+from .suggest import deployment_mode_warnings, unknown_fields
 
 
 @dataclass(frozen=True)
@@ -36,25 +37,54 @@ def prepared_inputs(docs: Sequence[Document], options: RunOptions = RunOptions()
 
 def render_documents(docs: Sequence[Document], options: RunOptions = RunOptions()) -> Result:
     """Every object of the run, rendered and passed through, in apply order; warnings and notes with them."""
-    split = prepared_inputs(docs, options)
-    checked = check_documents([*split.compiled, *split.passed]) + deployment_mode_warnings(split.compiled)
+    return render_split(prepared_inputs(docs, options))
+
+
+def render_split(split: Split) -> Result:
+    """:func:`render_documents` after the documents are sorted (the KRM function starts here)."""
+    checked = input_problems(split)
     errors = [p for p in checked if p.severity == "error"]
     try:
         result = compile_documents(split.compiled)
     except CompileError as exc:
-        raise CompileError(_merge(errors, exc.problems) + split.notes) from None
+        raise CompileError(by_place(_merge(errors, exc.problems)) + split.notes) from None
     objects = result.objects + [doc.data for doc in split.passed]
     errors += _duplicates(objects, split)
     warnings = [p for p in checked if p.severity != "error"] + result.warnings + split.notes
     if errors:
-        raise CompileError(errors + warnings)
+        raise CompileError(by_place(errors) + warnings)
     return Result(sort_objects(objects), warnings)
 
 
+def input_problems(split: Split) -> list[Problem]:
+    """What is wrong with the inputs before compiling: unknown fields (with did-you-mean), what the API server
+    rejects, and mistyped deployment modes (a warning)."""
+    unknown = [p for doc in split.compiled for p in unknown_fields(doc)]
+    return unknown + check_documents([*split.compiled, *split.passed]) + deployment_mode_warnings(split.compiled)
+
+
+def by_place(problems: list[Problem]) -> list[Problem]:
+    """Errors before warnings and notes, each in file, line, column order (stable: one place keeps its order)."""
+    return sorted(problems, key=lambda p: (p.severity != "error", p.file, p.line, p.col))
+
+
 def _merge(first: list[Problem], second: list[Problem]) -> list[Problem]:
-    """Both lists, a problem at the same place with the same message once."""
+    """Both lists, a problem at the same place with the same message once; the typed model's bare
+    'unknown field "x"' (on the struct) dropped where ``first`` already reports that field with its did-you-mean."""
     seen = {(p.file, p.line, p.col, p.path, p.message) for p in first}
-    return first + [p for p in second if (p.file, p.line, p.col, p.path, p.message) not in seen]
+    fields = {(p.file, p.path) for p in first}
+    out = list(first)
+    for p in second:
+        if (p.file, p.line, p.col, p.path, p.message) in seen:
+            continue
+        match = _BARE_UNKNOWN.match(p.message)
+        if match and (p.file, f"{p.path}.{match.group(1)}") in fields:
+            continue
+        out.append(p)
+    return out
+
+
+_BARE_UNKNOWN = re.compile(r'^unknown field "([^"]+)"$')
 
 
 def _duplicates(objects: list[dict], split: Split) -> list[Problem]:

@@ -25,9 +25,9 @@ def closest(word: str, known: Iterable[str]) -> str | None:
 
 
 def did_you_mean(word: str, known: Iterable[str]) -> str:
-    """``"; did you mean 'x'?"`` or ``""``."""
+    """``'; did you mean "x"?'`` or ``""``."""
     near = closest(word, known)
-    return f"; did you mean {near!r}?" if near and near != word else ""
+    return f'; did you mean "{near}"?' if near and near != word else ""
 
 
 def deployment_mode_warnings(docs: Sequence[Document]) -> list[Problem]:
@@ -49,3 +49,58 @@ def deployment_mode_warnings(docs: Sequence[Document]) -> list[Problem]:
             )
         )
     return out
+
+
+def unknown_field_message(key: str, known: Iterable[str]) -> str:
+    """The one wording of an unknown field, for ``render`` (typed models) and ``validate`` (schemas) alike."""
+    return f'unknown field "{key}"{did_you_mean(key, known)}'
+
+
+def unknown_fields(doc: Document) -> list[Problem]:
+    """Every unknown field of a KServe input in the structs KServe defines (not inside inlined Kubernetes types,
+    which the API server's schema and ``validate`` check), each with its did-you-mean."""
+    from .models import InferenceService, ServingRuntime
+
+    models = {C.KIND_ISVC: InferenceService, C.KIND_SR: ServingRuntime, C.KIND_CSR: ServingRuntime}
+    model = models.get(doc.kind)
+    if model is None or not isinstance(doc.data.get("spec"), dict):
+        return []
+    spec_model = model.model_fields["spec"].annotation
+    return [doc.problem(message, path) for path, message in _walk_model(spec_model, doc.data["spec"], "spec")]
+
+
+def _walk_model(model: type, data: dict, path: str) -> list[tuple[str, str]]:
+    from .models import Spec
+
+    fields = {(f.alias or name): f.annotation for name, f in model.model_fields.items()}  # type: ignore[attr-defined]
+    known = set(fields) | set(getattr(model, "K8S_FIELDS", ()))
+    out: list[tuple[str, str]] = []
+    for key, value in data.items():
+        sub = f"{path}.{key}"
+        if key not in known:
+            if issubclass(model, Spec):
+                out.append((sub, unknown_field_message(str(key), known)))
+            continue
+        inner = _struct(fields.get(key))
+        if inner is None:
+            continue
+        items = value if isinstance(value, list) else [value]
+        for i, item in enumerate(items):
+            if isinstance(item, dict):
+                out += _walk_model(inner, item, f"{sub}[{i}]" if isinstance(value, list) else sub)
+    return out
+
+
+def _struct(annotation: object) -> type | None:
+    """The KServe struct inside ``X``, ``X | None`` or ``list[X]``."""
+    import typing
+
+    from pydantic import BaseModel
+
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _struct(arg)
+        if found is not None:
+            return found
+    return None

@@ -38,9 +38,11 @@ def _root(
 def _register_commands() -> None:
     from ..apply.cli import register as register_apply
     from .compile_commands import register as register_compile
+    from .krm_command import register as register_fn
 
     register_compile(app)
     register_apply(app)
+    register_fn(app)
 
 
 _register_commands()

@@ -146,10 +146,17 @@ def test_version_and_shell_completion() -> None:
 
     version = run("--version")
     assert version.returncode == 0 and version.stdout == f"kserve-compile {__version__}\n"
-    shown = subprocess.run(
-        [sys.executable, str(ROOT / "cli.py"), "--show-completion", "bash"], capture_output=True, text=True, timeout=60, check=False
-    )
-    assert shown.returncode == 0 and "complete" in shown.stdout and "_KSERVE_COMPILE_COMPLETE" in shown.stdout.upper()
+    # what --install-completion installs for bash, and what that script asks the program for a partial word
+    def complete(**env: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, str(ROOT / "cli.py")], capture_output=True, text=True, timeout=60,
+                              check=False, env={**os.environ, **env})
+
+    script = complete(_KSERVE_COMPILE_COMPLETE="source_bash")
+    assert script.returncode == 0 and "_kserve_compile_completion()" in script.stdout
+    words = complete(_KSERVE_COMPILE_COMPLETE="complete_bash", COMP_WORDS="kserve-compile ren", COMP_CWORD="1")
+    assert words.stdout.split() == ["render"]
+    options = complete(_KSERVE_COMPILE_COMPLETE="complete_bash", COMP_WORDS="kserve-compile render --outp", COMP_CWORD="2")
+    assert "--output-dir" in options.stdout.split()
 
 
 def test_output_formats_are_validated_everywhere() -> None:
