@@ -53,7 +53,7 @@ def render_split(split: Split) -> Result:
     warnings = [p for p in checked if p.severity != "error"] + result.warnings + split.notes
     if errors:
         raise CompileError(by_place(errors) + warnings)
-    return Result(sort_objects(objects), warnings)
+    return Result(sort_objects(objects) if split.passed else result.objects, warnings)
 
 
 def input_problems(split: Split) -> list[Problem]:

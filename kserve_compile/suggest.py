@@ -5,6 +5,7 @@ that output and say so)."""
 from __future__ import annotations
 
 import difflib
+from functools import cache
 from collections.abc import Iterable, Sequence
 
 from . import constants as C
@@ -69,19 +70,26 @@ def unknown_fields(doc: Document) -> list[Problem]:
     return [doc.problem(message, path) for path, message in _walk_model(spec_model, doc.data["spec"], "spec")]
 
 
-def _walk_model(model: type, data: dict, path: str) -> list[tuple[str, str]]:
+@cache
+def _fields(model: type) -> tuple[dict[str, type | None], frozenset[str], bool]:
+    """A struct's fields by their YAML name → the KServe struct inside (or None); every known name; whether it
+    rejects unknown fields (KServe's structs do; ObjectMeta-like ones here ignore them)."""
     from .models import Spec
 
-    fields = {(f.alias or name): f.annotation for name, f in model.model_fields.items()}  # type: ignore[attr-defined]
-    known = set(fields) | set(getattr(model, "K8S_FIELDS", ()))
+    fields = {(f.alias or name): _struct(f.annotation) for name, f in model.model_fields.items()}  # type: ignore[attr-defined]
+    return fields, frozenset(fields) | frozenset(getattr(model, "K8S_FIELDS", ())), issubclass(model, Spec)
+
+
+def _walk_model(model: type, data: dict, path: str) -> list[tuple[str, str]]:
+    fields, known, strict = _fields(model)
     out: list[tuple[str, str]] = []
     for key, value in data.items():
         sub = f"{path}.{key}"
         if key not in known:
-            if issubclass(model, Spec):
+            if strict:
                 out.append((sub, unknown_field_message(str(key), known)))
             continue
-        inner = _struct(fields.get(key))
+        inner = fields.get(key)
         if inner is None:
             continue
         items = value if isinstance(value, list) else [value]

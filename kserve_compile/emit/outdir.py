@@ -114,13 +114,15 @@ def write_output_dir(objs: Iterable[dict], directory: str | os.PathLike[str]) ->
     files = planned_files(objs)
     shown = os.fspath(directory)
     target = Path(os.path.realpath(shown))  # a symlink to a directory: write where it points
-    changes = _changes(files, _existing(target, shown, files))
+    existing = _existing(target, shown, files)
+    changes = _changes(files, existing)
     try:
         target.mkdir(parents=True, exist_ok=True)
         staged = _stage(target, {n: files[n] for n in (*changes.added, *changes.changed)})
         for name in sorted(staged, key=lambda n: n == KUSTOMIZATION):  # the kustomization last
             os.replace(staged[name], target / name)
-        for name in changes.removed:
+        leftovers = [n for n in existing.present if n.startswith(".") and _TMP_INFIX in n]  # of an interrupted run
+        for name in [*changes.removed, *leftovers]:
             (target / name).unlink(missing_ok=True)
     except OSError as exc:
         raise UsageError(f"--output-dir {shown}: cannot write: {exc.strerror or exc}") from None

@@ -147,6 +147,14 @@ def test_rewriting_removes_only_files_we_wrote_earlier(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["out"]  # no temporary siblings left
 
 
+def test_temporary_files_of_an_interrupted_run_are_cleaned_up(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    paths = write_output_dir(rendered(1), out)
+    (out / f".{paths[0].name}.kserve-compile-tmp-0123abcd").write_text("half")
+    write_output_dir(rendered(1), out)
+    assert listing(out) == sorted(p.name for p in paths)
+
+
 def test_unchanged_files_are_not_rewritten(tmp_path: Path) -> None:
     out = tmp_path / "out"
     paths = write_output_dir(rendered(1), out)
