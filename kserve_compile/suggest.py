@@ -5,8 +5,8 @@ that output and say so)."""
 from __future__ import annotations
 
 import difflib
-from functools import cache
 from collections.abc import Iterable, Sequence
+from functools import cache
 
 from . import constants as C
 from .errors import Problem
