@@ -150,9 +150,9 @@ def _enum(key: str, value: Any, path: str) -> list[tuple[str, str]]:
     allowed = ENUMS[key]
     if value is None or value in allowed:
         return []
-    from .suggest import did_you_mean
+    from .suggest import enum_message
 
-    return [(path, f"unsupported value {value!r}: supported values: {', '.join(repr(a) for a in allowed)}{did_you_mean(str(value), allowed)}")]
+    return [(path, enum_message(value, allowed))]
 
 
 def _resources(resources: dict[str, Any], path: str) -> list[tuple[str, str]]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-
 from typing import Any
 
 from pydantic import ValidationError
@@ -12,11 +11,11 @@ from pydantic import ValidationError
 from .config import KServeConfig
 from .constants import CONFIGMAP_NAME
 from .defaulting import default_isvc
+from .emit.order import identity
 from .errors import CompileError, Problem
 from .inputs import load_config, read_inputs
 from .models import InferenceService
 from .parse import Document
-from .emit.order import identity
 from .run import RunOptions, by_place, prepared_inputs, render_documents
 
 # Input kinds checked against their CRD schema before rendering (the API server would do this on apply).
@@ -34,11 +33,14 @@ class Report:
         return not any(p.severity == "error" for p in self.problems)
 
 
-def validate_documents(docs: Sequence[Document], kube_version: str, options: RunOptions = RunOptions()) -> Report:
-    from .schema_check import check_object  # heavy (jsonschema, bundled schemas): only validate pays for it
+def validate_documents(docs: Sequence[Document], kube_version: str, options: RunOptions | None = None) -> Report:
+    from .schema_check import (
+        check_object,  # heavy (jsonschema, bundled schemas): only validate pays for it
+    )
 
     report = Report(inputs=len(docs))
     config = _config_or_none(docs)
+    options = options or RunOptions()
     split = prepared_inputs(docs, options)
     for doc in split.compiled:
         if doc.kind in SCHEMA_CHECKED_INPUTS:
@@ -49,7 +51,7 @@ def validate_documents(docs: Sequence[Document], kube_version: str, options: Run
     try:
         result = render_documents(docs, options)
     except CompileError as exc:
-        report.problems = by_place(_dedupe(report.problems + exc.problems))
+        report.problems = by_place(_dedupe(exc.problems + report.problems))  # render's (KServe's wording) first
         return report
     report.problems.extend(result.warnings)
     report.problems = _dedupe(report.problems)
@@ -83,7 +85,7 @@ def _config_or_none(docs: Sequence[Document]) -> KServeConfig | None:
         return None  # the compile step reports a bad ConfigMap
 
 
-def validate_paths(paths: Sequence[str], config_file: str | None, kube_version: str, options: RunOptions = RunOptions()) -> Report:
+def validate_paths(paths: Sequence[str], config_file: str | None, kube_version: str, options: RunOptions | None = None) -> Report:
     return validate_documents(read_inputs(paths, config_file), kube_version, options)
 
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .apiserver_checks import check_documents
+from .crd_enums import check_enums
 from .emit import sort_objects
 from .emit.order import identity
 from .errors import CompileError, Problem
@@ -57,9 +58,9 @@ def render_split(split: Split) -> Result:
 
 
 def input_problems(split: Split) -> list[Problem]:
-    """What is wrong with the inputs before compiling: unknown fields (with did-you-mean), what the API server
-    rejects, and mistyped deployment modes (a warning)."""
-    unknown = [p for doc in split.compiled for p in unknown_fields(doc)]
+    """What is wrong with the inputs before compiling: unknown fields and values outside the CRDs' enums (with
+    did-you-mean), what the API server rejects, and mistyped deployment modes (a warning)."""
+    unknown = [p for doc in split.compiled for p in (*unknown_fields(doc), *check_enums(doc))]
     return unknown + check_documents([*split.compiled, *split.passed]) + deployment_mode_warnings(split.compiled)
 
 
@@ -68,20 +69,23 @@ def by_place(problems: list[Problem]) -> list[Problem]:
     return sorted(problems, key=lambda p: (p.severity != "error", p.file, p.line, p.col))
 
 
-def _merge(first: list[Problem], second: list[Problem]) -> list[Problem]:
-    """Both lists, a problem at the same place with the same message once; the typed model's bare
-    'unknown field "x"' (on the struct) dropped where ``first`` already reports that field with its did-you-mean."""
-    seen = {(p.file, p.line, p.col, p.path, p.message) for p in first}
-    fields = {(p.file, p.path) for p in first}
-    out = list(first)
-    for p in second:
-        if (p.file, p.line, p.col, p.path, p.message) in seen:
-            continue
-        match = _BARE_UNKNOWN.match(p.message)
-        if match and (p.file, f"{p.path}.{match.group(1)}") in fields:
-            continue
-        out.append(p)
+def _merge(checks: list[Problem], compiled: list[Problem]) -> list[Problem]:
+    """One problem per place (as ``validate``), KServe's own wording first: the compiler's problems, then the input
+    checks' at places the compiler did not report. The typed model's bare 'unknown field "x"' on a struct gives way
+    to the input checks' report of the field itself, with its did-you-mean."""
+    fields = {(p.file, p.path) for p in checks}
+    kept = [p for p in compiled if not ((m := _BARE_UNKNOWN.match(p.message)) and (p.file, f"{p.path}.{m.group(1)}") in fields)]
+    places: set[tuple] = set()
+    out = []
+    for p in [*kept, *checks]:
+        if _place(p) not in places:
+            places.add(_place(p))
+            out.append(p)
     return out
+
+
+def _place(p: Problem) -> tuple:
+    return (p.file, p.line, p.col, p.path, p.severity) if p.line else (p.file, p.path, p.severity, p.message)
 
 
 _BARE_UNKNOWN = re.compile(r'^unknown field "([^"]+)"$')

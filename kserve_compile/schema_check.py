@@ -281,6 +281,10 @@ def _describe(error: Any) -> list[tuple[str, str]]:
         return [(_join([*path, r]), "required field is missing") for r in missing]  # the path names it
     if error.validator == "type":
         return [(_join(path), _type_message(error.instance, [error.validator_value]))]
+    if error.validator == "enum":
+        from kserve_compile.suggest import enum_message
+
+        return [(_join(path), enum_message(error.instance, error.validator_value))]
     if error.validator in ("oneOf", "anyOf") and error.context:
         types = [c.validator_value for c in error.context if c.validator == "type"]
         if len(types) == len(error.context):

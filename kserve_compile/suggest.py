@@ -52,6 +52,13 @@ def deployment_mode_warnings(docs: Sequence[Document]) -> list[Problem]:
     return out
 
 
+def enum_message(value: object, allowed: Iterable[object]) -> str:
+    """The one wording of a value outside an enum (the API server's), with a did-you-mean."""
+    choices = list(allowed)
+    hint = did_you_mean(value, [str(c) for c in choices]) if isinstance(value, str) else ""
+    return f"unsupported value {value!r}: supported values: {', '.join(repr(c) for c in choices)}{hint}"
+
+
 def unknown_field_message(key: str, known: Iterable[str]) -> str:
     """The one wording of an unknown field, for ``render`` (typed models) and ``validate`` (schemas) alike."""
     return f'unknown field "{key}"{did_you_mean(key, known)}'

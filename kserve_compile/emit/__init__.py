@@ -12,13 +12,19 @@ a ``kustomization.yaml`` listing them in apply order (with ``sortOptions: {order
 
 from kserve_compile.emit.json_text import dump_json
 from kserve_compile.emit.order import APPLY_FIRST, object_ref, sort_objects
-from kserve_compile.emit.outdir import OUTPUT_DIR_MARKER, Changes, object_file_name, output_dir_changes, write_output_dir
+from kserve_compile.emit.outdir import (
+    OUTPUT_DIR_MARKER,
+    Changes,
+    object_file_name,
+    output_dir_changes,
+    write_output_dir,
+)
 from kserve_compile.emit.yaml_text import dump_yaml
 
 __all__ = [
     "APPLY_FIRST",
-    "Changes",
     "OUTPUT_DIR_MARKER",
+    "Changes",
     "dump_json",
     "dump_yaml",
     "object_file_name",

@@ -141,3 +141,32 @@ def test_mistyped_deployment_mode_warns_and_renders_as_kserve_does(tmp_path: Pat
     kinds = lambda text: [(o["apiVersion"], o["kind"]) for o in yaml.safe_load_all(text)]
     assert kinds(result.stdout) == kinds(run("render", str(unset)).stdout)  # the config's default (Knative), as KServe
     assert ("serving.knative.dev/v1", "Service") in kinds(result.stdout)
+
+
+def test_crd_enums_are_checked_by_render_as_by_validate(tmp_path: Path) -> None:
+    data = yaml.safe_load(EXAMPLE.read_text())
+    data["spec"]["predictor"]["scaleMetric"] = "cpus"
+    data["spec"]["predictor"]["logger"] = {"mode": "everything"}
+    path = tmp_path / "enum.yaml"
+    path.write_text(yaml.safe_dump(data))
+    rendered, validated = run("render", str(path)), run("validate", str(path))
+    assert rendered.returncode == validated.returncode == 1
+    assert rendered.stderr == validated.stderr
+    assert (
+        "spec.predictor.scaleMetric: unsupported value 'cpus': supported values: 'cpu', 'memory', 'concurrency', 'rps'; "
+        'did you mean "cpu"?'
+    ) in rendered.stderr
+    # where KServe's webhook has its own message for a field, that wording is the one reported (once)
+    assert "spec.predictor.logger.mode: invalid logger type\n" in rendered.stderr
+    assert "'everything'" not in rendered.stderr
+
+
+def test_crd_enum_table_comes_from_the_schemas() -> None:
+    from kserve_compile.crd_enums import enum_fields
+
+    isvc = dict(enum_fields("serving.kserve.io/v1beta1", "InferenceService"))
+    assert isvc[("spec", "predictor", "scaleMetric")] == ("cpu", "memory", "concurrency", "rps")
+    assert isvc[("spec", "transformer", "logger", "mode")] == ("all", "request", "response")
+    graph = dict(enum_fields("serving.kserve.io/v1alpha1", "InferenceGraph"))
+    assert graph[("spec", "nodes", "{}", "routerType")] == ("Sequence", "Splitter", "Ensemble", "Switch")
+    assert enum_fields("v1", "ConfigMap") == ()

@@ -33,7 +33,7 @@ HPA = "autoscaling/v2/HorizontalPodAutoscaler/sklearn-iris-transformer"
 ING = "networking.k8s.io/v1/Ingress/sklearn-iris"
 
 DEL = object()  # marker: delete the field instead of setting it
-TYPE, UNKNOWN, REQUIRED, ENUM = "is not of type", "unknown field", "is missing", "is not one of"
+TYPE, UNKNOWN, REQUIRED, ENUM = "is not of type", "unknown field", "is missing", "unsupported value"
 
 # (fixture, field to break, new value or DEL, expected issue path (None = the same), message part)
 CASES = [
