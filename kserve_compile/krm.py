@@ -91,13 +91,20 @@ def _annotations(item: dict[str, Any]) -> dict[str, Any]:
     return annotations if isinstance(annotations, dict) else {}
 
 
-def results(problems: Sequence[Problem]) -> list[dict[str, Any]]:
-    """Problems as KRM ``results``."""
+Refs = dict[tuple[str, str, str], dict[str, str]]  # (file, kind, name) → the item's apiVersion and namespace
+
+
+def item_refs(items: Sequence[Document]) -> Refs:
+    return {(d.file, d.kind, d.name): {"apiVersion": d.api_version, **({"namespace": d.namespace} if d.namespace else {})} for d in items}
+
+
+def results(problems: Sequence[Problem], refs: Refs | None = None) -> list[dict[str, Any]]:
+    """Problems as KRM ``results`` (``resourceRef`` completed from ``refs``: apiVersion, kind, name, namespace)."""
     out = []
     for p in problems:
         result: dict[str, Any] = {"message": p.message, "severity": _SEVERITY.get(p.severity, "info")}
         if p.kind:
-            result["resourceRef"] = {"kind": p.kind, "name": p.name}
+            result["resourceRef"] = {**(refs or {}).get((p.file, p.kind, p.name), {}), "kind": p.kind, "name": p.name}
         if p.path:
             result["field"] = {"path": p.path}
         if p.file:
@@ -108,10 +115,10 @@ def results(problems: Sequence[Problem]) -> list[dict[str, Any]]:
     return out
 
 
-def resource_list(items: Sequence[dict[str, Any]], problems: Sequence[Problem]) -> dict[str, Any]:
+def resource_list(items: Sequence[dict[str, Any]], problems: Sequence[Problem], refs: Refs | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {"apiVersion": RESOURCE_LIST_API_VERSIONS[0], "kind": "ResourceList", "items": list(items)}
     if problems:
-        out["results"] = results(problems)
+        out["results"] = results(problems, refs)
     return out
 
 
@@ -130,14 +137,16 @@ def run_function(resource_list_doc: Document) -> tuple[dict[str, Any], bool]:
     from .run import RunOptions, prepared_inputs, render_split
 
     original = resource_list_doc.data.get("items") or []
+    refs: Refs = {}
     try:
         config = function_config(resource_list_doc.data)
         items = item_documents(resource_list_doc)
+        refs = item_refs(items)
         split = prepared_inputs([without_orchestrator_annotations(d) for d in items], RunOptions(config.namespace, config.strict))
         result = render_split(split)
         kept = with_namespace([d for d in items if not _replaced(d)], config.namespace)
     except CompileError as exc:
-        return resource_list(original if isinstance(original, list) else [], exc.problems), False
+        return resource_list(original if isinstance(original, list) else [], exc.problems, refs), False
     passed = {id(d.data) for d in split.passed}
     rendered = [o for o in result.objects if id(o) not in passed]
-    return resource_list(sort_objects(rendered + [d.data for d in kept]), result.warnings), True
+    return resource_list(sort_objects(rendered + [d.data for d in kept]), result.warnings, refs), True

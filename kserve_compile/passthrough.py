@@ -4,7 +4,7 @@ Each input document is one of:
 
 - compiled — KServe's kinds (``serving.kserve.io``, any kind: an unknown one stays an error there), the
   ``inferenceservice-config`` ConfigMap, the CA-bundle ConfigMap it names, and the ServiceAccounts/Secrets/
-  ClusterStorageContainers the pod webhook reads;
+  ClusterStorageContainers the pod webhook reads (a ServiceAccount or Secret gets a note: it is read, not emitted);
 - skipped with a note — a ``kustomization.yaml`` (kustomize's own file) and YAML that is not a Kubernetes object
   (no ``apiVersion``/``kind``, e.g. Helm values);
 - passed through unchanged — everything else (other API groups, other core kinds, other ConfigMaps), emitted with
@@ -28,6 +28,10 @@ from .parse import Document
 
 KUSTOMIZE_FILE_NAMES = frozenset({"kustomization.yaml", "kustomization.yml", "Kustomization"})
 KUSTOMIZE_GROUP = "kustomize.config.k8s.io"
+# Live objects the pod webhook reads (storage credentials): compiled from, not emitted — KServe reads them from the
+# cluster, it does not create them.
+READ_ONLY_KINDS = frozenset({"ServiceAccount", "Secret"})
+READ_ONLY_NOTE = "read for storage credentials, as KServe reads it from the cluster; not part of the output (apply it separately)"
 
 
 @dataclass
@@ -51,6 +55,8 @@ def split_inputs(docs: Sequence[Document], *, strict: bool = False) -> Split:
             problems.append(_unknown_kserve_kind(doc))
         elif _compiled(doc, ca_bundle):
             out.compiled.append(doc)
+            if doc.kind in READ_ONLY_KINDS and doc.api_version == "v1":
+                out.notes.append(doc.problem(READ_ONLY_NOTE, severity="note"))
         elif strict:
             problems.append(doc.problem(f"{doc.api_version}/{doc.kind} is not a KServe input; --strict refuses to pass it through", "kind"))
         else:

@@ -121,6 +121,15 @@ def test_other_objects_pass_through_and_kustomize_files_are_skipped_with_a_note(
     assert "no schema is known for apiVersion 'cert-manager.io/v1' kind 'Certificate'" in validated.stderr
 
 
+def test_service_accounts_and_secrets_are_read_not_emitted_and_say_so(tmp_path: Path) -> None:
+    sa = "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: default, namespace: default}\n"
+    result = run("render", str(repo(tmp_path, isvc__yaml=EXAMPLE.read_text(), sa__yaml=sa)))
+    assert result.returncode == 0, result.stderr
+    assert "ServiceAccount" not in [o["kind"] for o in yaml.safe_load_all(result.stdout)]
+    assert "ServiceAccount/default: note: read for storage credentials, as KServe reads it from the cluster; not part of the output" in result.stderr
+    assert "not in the inputs" not in result.stderr  # the credentials warning is gone: the ServiceAccount was read
+
+
 def test_passed_through_objects_are_checked_like_the_rest(tmp_path: Path) -> None:
     bad = CM.replace("{name: app-settings}", "{name: App_Settings, labels: {'a b': x}}")
     src = repo(tmp_path, isvc__yaml=EXAMPLE.read_text(), cm__yaml=bad)

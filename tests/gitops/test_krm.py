@@ -70,6 +70,8 @@ def test_problems_become_error_results_and_the_items_come_back_unchanged() -> No
         ("spec.predictor.model.imagePullPolicy", "isvcs/iris.yaml"),
     }
     assert {r["resourceRef"]["name"] for r in errors} == {"iris", "chain"}  # the graph's step names the broken isvc
+    iris_ref = next(r["resourceRef"] for r in errors if r["resourceRef"]["name"] == "iris")
+    assert iris_ref == {"apiVersion": "serving.kserve.io/v1beta1", "kind": "InferenceService", "name": "iris"}
     assert "isvcs/iris.yaml: InferenceService/iris: spec.predictor.model.imagePullPolicy: unsupported value" in result.stderr
 
 
