@@ -69,6 +69,21 @@ def split_inputs(docs: Sequence[Document], *, strict: bool = False) -> Split:
     return out
 
 
+def expand_lists(docs: Sequence[Document]) -> list[Document]:
+    """A ``v1`` ``List`` (what ``kubectl get -o yaml`` and ``render -o json`` print) as its items, as kubectl reads it."""
+    out = []
+    for doc in docs:
+        items = doc.data.get("items") if (doc.api_version, doc.kind) == ("v1", "List") else None
+        if not isinstance(items, list):
+            out.append(doc)
+            continue
+        for i, item in enumerate(items):
+            if isinstance(item, dict):
+                positions = {k[2:]: v for k, v in doc.positions.items() if k[:2] == ("items", i)}
+                out.append(Document(item, doc.file, doc.index, positions))
+    return out
+
+
 def _unknown_kserve_kind(doc: Document) -> Problem:
     from .suggest import did_you_mean
 

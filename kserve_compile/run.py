@@ -3,7 +3,8 @@
 ``render``, ``status``, ``validate``, the offline ``diff`` and the KRM function all read their documents through
 :func:`render_documents` / :func:`prepared_inputs`, so they see the same objects and report the same problems:
 
-    documents → namespace filled in (namespacing.py) → compiled / passed through / skipped (passthrough.py)
+    documents → v1 Lists as their items → namespace filled in (namespacing.py)
+              → compiled / passed through / skipped (passthrough.py)
               → API-server checks on every object (apiserver_checks.py) → compile (pipeline.py) → one sorted list
 """
 
@@ -20,7 +21,7 @@ from .emit.order import identity
 from .errors import CompileError, Problem
 from .namespacing import with_namespace
 from .parse import Document
-from .passthrough import Split, split_inputs
+from .passthrough import Split, expand_lists, split_inputs
 from .pipeline import Result, compile_documents
 from .suggest import deployment_mode_warnings, unknown_fields
 
@@ -33,7 +34,7 @@ class RunOptions:
 
 def prepared_inputs(docs: Sequence[Document], options: RunOptions = RunOptions()) -> Split:
     """The documents sorted into compiled / passed through / skipped, with ``-n`` applied."""
-    return split_inputs(with_namespace(docs, options.namespace), strict=options.strict)
+    return split_inputs(with_namespace(expand_lists(docs), options.namespace), strict=options.strict)
 
 
 def render_documents(docs: Sequence[Document], options: RunOptions = RunOptions()) -> Result:

@@ -88,3 +88,12 @@ def test_rendered_output_directories_still_compare(tmp_path: Path) -> None:
     assert run("render", str(EXAMPLE), "--output-dir", str(b), "-n", "default").returncode == 0
     result = run("diff", str(a), str(b))
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_json_renders_compare_with_yaml_renders(tmp_path: Path) -> None:
+    as_json = tmp_path / "a.json"
+    as_json.write_text(run("render", str(EXAMPLE), "-o", "json").stdout)
+    as_yaml = tmp_path / "b.yaml"
+    as_yaml.write_text(run("render", str(EXAMPLE)).stdout)
+    result = run("diff", str(as_json), str(as_yaml))
+    assert result.returncode == 0, result.stdout + result.stderr  # a v1 List is read as its items, as kubectl does
