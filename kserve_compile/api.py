@@ -8,6 +8,7 @@ from typing import Any
 from .inputs import cluster_inputs, read_inputs
 from .parse import parse_text
 from .pipeline import Result, compile_documents
+from .run import RunOptions
 
 
 def render_files(paths: Sequence[str], config_file: str | None = None) -> list[dict[str, Any]]:
@@ -15,8 +16,12 @@ def render_files(paths: Sequence[str], config_file: str | None = None) -> list[d
     return render_result(paths, config_file).objects
 
 
-def render_result(paths: Sequence[str], config_file: str | None = None) -> Result:
-    return compile_documents(read_inputs(paths, config_file))
+def render_result(paths: Sequence[str], config_file: str | None = None, options: RunOptions | None = None) -> Result:
+    """As ``kserve-compile render``: objects that are not KServe inputs pass through (``RunOptions(strict=True)``
+    refuses them), ``RunOptions(namespace=...)`` as ``-n``."""
+    from .run import render_documents
+
+    return render_documents(read_inputs(paths, config_file), options or RunOptions())
 
 
 def render_objects(objects: Sequence[dict[str, Any]], configmap: dict[str, Any] | None = None, source: str = "<cluster>") -> list[dict[str, Any]]:

@@ -11,11 +11,12 @@ from pydantic import ValidationError
 from .config import KServeConfig
 from .constants import CONFIGMAP_NAME
 from .defaulting import default_isvc
+from .emit.order import identity
 from .errors import CompileError, Problem
 from .inputs import load_config, read_inputs
 from .models import InferenceService
 from .parse import Document
-from .pipeline import compile_documents
+from .run import RunOptions, by_place, prepared_inputs, render_documents
 
 # Input kinds checked against their CRD schema before rendering (the API server would do this on apply).
 SCHEMA_CHECKED_INPUTS = (
@@ -35,26 +36,33 @@ class Report:
         return not any(p.severity == "error" for p in self.problems)
 
 
-def validate_documents(docs: Sequence[Document], kube_version: str) -> Report:
+def validate_documents(docs: Sequence[Document], kube_version: str, options: RunOptions | None = None) -> Report:
     from .schema_check import (
         check_object,  # heavy (jsonschema, bundled schemas): only validate pays for it
     )
 
     report = Report(inputs=len(docs))
     config = _config_or_none(docs)
-    for doc in docs:
+    options = options or RunOptions()
+    split = prepared_inputs(docs, options)
+    for doc in split.compiled:
         if doc.kind in SCHEMA_CHECKED_INPUTS:
             for issue in check_object(admitted(doc.data, config), kube_version):
                 report.problems.append(doc.problem(issue.message, issue.path))
+    passed = _check_passed(split.passed, kube_version)
+    report.problems += passed
     try:
-        result = compile_documents(docs)
+        result = render_documents(docs, options)
     except CompileError as exc:
-        report.problems = _dedupe(report.problems + exc.problems)
+        report.problems = by_place(_dedupe(exc.problems + report.problems))  # render's (KServe's wording) first
         return report
     report.problems.extend(result.warnings)
     report.problems = _dedupe(report.problems)
     report.objects = len(result.objects)
-    for obj in result.objects:
+    passed_ids = {identity(doc.data, 0) for doc in split.passed}
+    for i, obj in enumerate(result.objects):
+        if identity(obj, i) in passed_ids:
+            continue  # checked above, located in its file
         for issue in check_object(obj, kube_version):
             problem = issue.to_problem()
             report.problems.append(Problem(f"rendered object fails its schema: {problem.message}", problem.path, problem.kind, problem.name, file="<rendered>"))
@@ -80,8 +88,22 @@ def _config_or_none(docs: Sequence[Document]) -> KServeConfig | None:
         return None  # the compile step reports a bad ConfigMap
 
 
-def validate_paths(paths: Sequence[str], config_file: str | None, kube_version: str) -> Report:
-    return validate_documents(read_inputs(paths, config_file), kube_version)
+def validate_paths(paths: Sequence[str], config_file: str | None, kube_version: str, options: RunOptions | None = None) -> Report:
+    return validate_documents(read_inputs(paths, config_file), kube_version, options)
+
+
+def _check_passed(docs: Sequence[Document], kube_version: str) -> list[Problem]:
+    """Passed-through objects against their schema where one is bundled; a kind without one gets a note."""
+    from .schema_check import check_object
+
+    out = []
+    for doc in docs:
+        for issue in check_object(doc.data, kube_version):
+            if issue.message.startswith("no schema is known"):
+                out.append(doc.problem(f"{issue.message}: passed through with its metadata checked only", severity="note"))
+            else:
+                out.append(doc.problem(issue.message, issue.path))
+    return out
 
 
 def _dedupe(problems: list[Problem]) -> list[Problem]:

@@ -272,12 +272,19 @@ def _describe(error: Any) -> list[tuple[str, str]]:
     ):
         keys = _unexpected_keys(error)
         if keys:
-            return [(_join([*path, k]), f"unknown field {k!r}") for k in keys]
+            from kserve_compile.suggest import unknown_field_message
+
+            known = list(error.schema.get("properties", {}))
+            return [(_join([*path, k]), unknown_field_message(k, known)) for k in keys]
     if error.validator == "required" and isinstance(error.instance, dict):
         missing = [r for r in error.validator_value if r not in error.instance]
-        return [(_join([*path, r]), f"required field {r!r} is missing") for r in missing]
+        return [(_join([*path, r]), "required field is missing") for r in missing]  # the path names it
     if error.validator == "type":
         return [(_join(path), _type_message(error.instance, [error.validator_value]))]
+    if error.validator == "enum":
+        from kserve_compile.suggest import enum_message
+
+        return [(_join(path), enum_message(error.instance, error.validator_value))]
     if error.validator in ("oneOf", "anyOf") and error.context:
         types = [c.validator_value for c in error.context if c.validator == "type"]
         if len(types) == len(error.context):

@@ -5,66 +5,55 @@ the apply engine load inside the commands, so ``render`` starts fast.
 
 Exit codes: 0 ok; 1 invalid input, apply error, an unreachable or refusing API server (as kubectl), or
 (diff) changes found; 2 usage; 3 internal error (a bug: never a user's mistake); 4 (apply --wait) readiness
-failed or timed out. Errors are matched by exception class (``_failure``), never by name. Time flags take
+failed or timed out. Errors are matched by exception class in the CLI's one table (``cli/exits.py``). Time flags take
 durations (``90s``, ``5m``, ``1h``; ``kserve_compile.durations``).
 """
 
 from __future__ import annotations
 
 import sys
+from functools import cache
 from typing import Any, Callable, List, Optional
 
 import typer
 
 from kserve_compile import constants as C
+from kserve_compile.cli.exits import EXIT_DIFF_FAILED, EXIT_INVALID, EXIT_OK, EXIT_USAGE, EXIT_WAIT, guarded, register_exit
 
-EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_INTERNAL, EXIT_WAIT = 0, 1, 2, 3, 4
 
 
 def _err(message: str) -> None:
     typer.echo(message, err=True)
 
 
-def _failure(err: Exception) -> tuple[int, str]:
-    """(exit code, message) for an exception, by class; kubectl's codes: 1 for errors, 2 for usage."""
+@cache
+def _register_exits() -> None:
+    """The apply loop's exceptions, added to the CLI's one exception → exit-code table (kubectl's codes: 1 for
+    errors, 2 for usage). Called when a command runs, so the kubernetes client loads only then."""
     from kubernetes.config.config_exception import ConfigException
 
     from kserve_compile.apply.diffing import ManifestError
     from kserve_compile.apply.engine import ApplySetError
     from kserve_compile.apply.kube import ApiError, ClusterRefused, ClusterUnreachable
     from kserve_compile.durations import DurationError
-    from kserve_compile.errors import CompileError, InputError, UsageError
 
-    table: tuple[tuple[type[BaseException], int, str], ...] = (
-        (UsageError, EXIT_USAGE, "error: {}"),
-        (DurationError, EXIT_USAGE, "error: {}"),
-        (FileNotFoundError, EXIT_USAGE, "error: no such file or directory: {filename}"),
-        (ConfigException, EXIT_USAGE, "error: cannot load cluster credentials: {}"),
-        (CompileError, EXIT_INVALID, "{}"),
-        (InputError, EXIT_INVALID, "{}"),
-        (ManifestError, EXIT_INVALID, "{}"),
-        (ApplySetError, EXIT_INVALID, "{}"),
-        (ClusterUnreachable, EXIT_INVALID, "error: {message}"),
-        (ClusterRefused, EXIT_INVALID, "error: {message}"),
-        (ApiError, EXIT_INVALID, "error from the API server: {}"),
-    )
-    for cls, code, template in table:
-        if isinstance(err, cls):
-            return code, template.format(err, filename=getattr(err, "filename", None) or err,
-                                         message=getattr(err, "message", ""))
-    return EXIT_INTERNAL, f"internal error: {type(err).__name__}: {err}"
+    register_exit(DurationError, EXIT_USAGE, lambda e: f"error: {e}")
+    register_exit(ConfigException, EXIT_USAGE, lambda e: f"error: cannot load cluster credentials: {e}")
+    register_exit(ManifestError, EXIT_INVALID)
+    register_exit(ApplySetError, EXIT_INVALID)
+    register_exit(ClusterUnreachable, EXIT_INVALID, lambda e: f"error: {getattr(e, 'message', e)}")
+    register_exit(ClusterRefused, EXIT_INVALID, lambda e: f"error: {getattr(e, 'message', e)}")
+    register_exit(ApiError, EXIT_INVALID, lambda e: f"error from the API server: {e}")
 
 
 def _guard(body: Callable[[], int]) -> None:
-    """Run a command body; map every failure to an exit code and a one-line message, never a traceback."""
-    try:
-        code = body()
-    except typer.Exit:
-        raise
-    except Exception as err:  # noqa: BLE001 - the last line of defence for a CLI
-        code, message = _failure(err)
-        _err(message)
-    raise typer.Exit(code)
+    """Run a command body through the CLI's one guard (every failure → an exit code and a line, never a traceback)."""
+
+    def run() -> int:
+        _register_exits()
+        return body()
+
+    guarded(run)
 
 
 def _seconds(flag: str, value: str) -> float:
@@ -127,6 +116,7 @@ def diff_command(
     kubeconfig: Optional[str] = _KUBECONFIG,
     context: Optional[str] = _CONTEXT,
     server: Optional[str] = _SERVER,
+    output: str = typer.Option("text", "-o", "--output", help="text (unified diffs) or json (offline only)."),
 ) -> None:
     """Show what would change: two renders offline (A B), or FILES against the cluster (--cluster).
 
@@ -136,13 +126,10 @@ def diff_command(
     def body() -> int:
         from kserve_compile.apply import diffing
 
-        if not cluster:
-            if len(files) != 2:
-                _err("error: offline diff takes exactly two paths (A B); use --cluster to compare with a cluster")
-                return EXIT_USAGE
-            diffs = diffing.diff_renders(diffing.load_manifests([files[0]]), diffing.load_manifests([files[1]]))
-            typer.echo("".join(diffs), nl=False)
-            return EXIT_INVALID if diffs else EXIT_OK
+        if not cluster:  # render both sides (kserve_compile/cli/diff_offline.py)
+            from kserve_compile.cli.diff_offline import offline_diff
+
+            return offline_diff(files, config, None if namespace == "default" else namespace, output)
         from kserve_compile.apply.engine import ApplyOptions, diff_cluster
 
         from kserve_compile.apply.kube import ApiError
@@ -152,15 +139,15 @@ def diff_command(
         try:
             results, errors = diff_cluster(_kube(server, kubeconfig, context), objects, opts)
         except ApiError as err:  # unreachable or refusing server: the diff itself failed (kubectl diff: > 1)
-            _err(_failure(err)[1])
-            return 2
+            _err(f"error: {getattr(err, 'message', None) or err}")
+            return EXIT_DIFF_FAILED
         for r in results:
             if r.action != "unchanged":
                 typer.echo(diffing.unified(r.key, r.live, r.merged), nl=False)
         for e in errors:
             _err(f"error: {e}")
         if errors:
-            return 2  # kubectl diff: any exit status above 1 means the diff itself failed
+            return EXIT_DIFF_FAILED
         return EXIT_INVALID if any(r.action != "unchanged" for r in results) else EXIT_OK
 
     _guard(body)

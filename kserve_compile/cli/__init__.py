@@ -6,37 +6,24 @@ load inside the commands, so ``--help`` and a one-isvc ``render`` start fast.
 
 from __future__ import annotations
 
-import typer
-
-from .. import __version__
-
-app = typer.Typer(
-    add_completion=False,
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    help="Compile KServe InferenceServices into the Kubernetes objects KServe would create — no cluster needed.",
-)
-
-
-def _register_commands() -> None:
-    from ..apply.cli import register as register_apply
-    from .compile_commands import register as register_compile
-    from .explain_command import register as register_explain
-    from .graph_command import register as register_graph
-    from .migrate_command import register as register_migrate
-
-    register_compile(app)
-    register_explain(app)
-    register_migrate(app)
-    register_apply(app)
-    register_graph(app)
-
-
-_register_commands()
+from typing import Any
 
 
 def main() -> None:
-    app(prog_name="kserve-compile")
+    """The console script (``kserve-compile``)."""
+    from .app import main as run
+
+    run()
 
 
-__all__ = ["app", "main", "__version__"]
+def __getattr__(name: str) -> Any:
+    # ``kserve_compile.cli.app`` (the typer app) loads on first use, so that a command module (or apply/) can
+    # import ``cli.exits`` without importing every other command first.
+    if name == "app":
+        from .app import app
+
+        return app
+    raise AttributeError(name)
+
+
+__all__ = ["app", "main"]

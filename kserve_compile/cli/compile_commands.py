@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import sys
 from enum import Enum
-from typing import List, Optional
 
 import typer
 
-from .exits import ErrorFormat, guarded, report
+from .exits import EXIT_INVALID, ErrorFormat, guarded, report
+from .options import CONFIG, ERROR_FORMAT, NAMESPACE, QUIET, STRICT, run_options
 
 
 class OutputFormat(str, Enum):
@@ -20,52 +20,98 @@ class OutputFormat(str, Enum):
 class StatusFormat(str, Enum):
     text = "text"
     json = "json"
+    yaml = "yaml"
 
 
-_CONFIG_HELP = "The inferenceservice-config ConfigMap to use instead of KServe's shipped one."
+_RENDER_FILES = typer.Argument(..., help="InferenceService/ServingRuntime/... YAML files, directories, or - for stdin.")
+_RENDER_OUTPUT = typer.Option(OutputFormat.yaml, "-o", "--output", help="yaml or json.")
+_OUTPUT_DIR = typer.Option(
+    None, "--output-dir", help="Write one file per object (named after it) plus a kustomization.yaml in apply order."
+)
+_CHECK = typer.Option(
+    False, "--check", help="With --output-dir: write nothing; exit 0 if the directory is current, 1 (listing the stale files) if not."
+)
+_STATUS_FILES = typer.Argument(..., help="InferenceService YAML files, directories, or -.")
+_STATUS_OUTPUT = typer.Option(StatusFormat.text, "-o", "--output", help="text, json or yaml.")
+_VALIDATE_FILES = typer.Argument(..., help="Files, directories, or - for stdin.")
+_KUBE_VERSION = typer.Option("1.32", "--kube-version", help="Kubernetes version whose schemas check core kinds.")
 
 
 def render(
-    files: List[str] = typer.Argument(..., help="InferenceService/ServingRuntime/... YAML files, directories, or - for stdin."),
-    config: Optional[str] = typer.Option(None, "--config", help=_CONFIG_HELP),
-    output: OutputFormat = typer.Option(OutputFormat.yaml, "-o", "--output", help="yaml or json."),
-    output_dir: Optional[str] = typer.Option(None, "--output-dir", help="Write one file per object plus a kustomization.yaml."),
-    error_format: ErrorFormat = typer.Option(ErrorFormat.text, "--error-format", help="text, json or github."),
-    quiet: bool = typer.Option(False, "-q", "--quiet", help="Do not print warnings (errors are always printed)."),
+    files: list[str] = _RENDER_FILES,
+    config: str | None = CONFIG,
+    output: OutputFormat = _RENDER_OUTPUT,
+    output_dir: str | None = _OUTPUT_DIR,
+    check: bool = _CHECK,
+    namespace: str | None = NAMESPACE,
+    strict: bool = STRICT,
+    error_format: ErrorFormat = ERROR_FORMAT,
+    quiet: bool = QUIET,
 ) -> None:
     """Print the objects KServe's controller and webhooks would create for the inputs."""
 
-    def body() -> None:
-        from ..api import render_result
-        from ..emit import dump_json, dump_yaml, write_output_dir
+    def body() -> int:
+        from ..emit import dump_json, dump_yaml
+        from ..errors import UsageError
+        from ..inputs import read_inputs
+        from ..run import render_documents
 
-        result = render_result(files, config)
+        if check and output_dir is None:
+            raise UsageError("--check needs --output-dir (the directory to compare with)")
+        result = render_documents(read_inputs(files, config), run_options(namespace, strict))
         if not quiet:
             report(result.warnings, error_format)
         if output_dir is not None:
-            written = write_output_dir(result.objects, output_dir)
-            sys.stderr.write(f"wrote {len(written)} files to {output_dir}\n")
-            return
+            return _output_dir(result.objects, output_dir, check, quiet)
         text = dump_json(result.objects) if output is OutputFormat.json else dump_yaml(result.objects)
         sys.stdout.buffer.write(text.encode("utf-8"))  # UTF-8 whatever the terminal's locale
         sys.stdout.flush()
+        return 0
 
-    guarded(body, error_format)
+    guarded(body, error_format, quiet)
+
+
+def _output_dir(objects: list[dict], directory: str, check: bool, quiet: bool) -> int:
+    from ..emit import output_dir_changes, write_output_dir
+
+    changes = output_dir_changes(objects, directory)
+    if check:
+        if changes.stale:
+            sys.stdout.write("".join(f"{line}\n" for line in changes.lines()))
+            sys.stderr.write(f"{directory} is stale ({changes.summary()}); run the same command without --check\n")
+            return EXIT_INVALID
+        if not quiet:
+            sys.stderr.write(f"{directory} is current\n")
+        return 0
+    written = write_output_dir(objects, directory)
+    if not quiet:
+        sys.stderr.write(f"wrote {len(written)} files to {directory} ({changes.summary()})\n")
+    return 0
 
 
 def status(
-    files: List[str] = typer.Argument(..., help="InferenceService YAML files, directories, or -."),
-    config: Optional[str] = typer.Option(None, "--config", help=_CONFIG_HELP),
-    output: StatusFormat = typer.Option(StatusFormat.text, "-o", "--output", help="text or json."),
+    files: list[str] = _STATUS_FILES,
+    config: str | None = CONFIG,
+    output: StatusFormat = _STATUS_OUTPUT,
+    namespace: str | None = NAMESPACE,
 ) -> None:
     """Print the URLs KServe would report in each InferenceService's status."""
 
     def body() -> None:
-        from ..status_urls import status_of_files
+        from ..inputs import read_inputs
+        from ..run import prepared_inputs
+        from ..status_urls import status_of_documents
 
-        rows = status_of_files(files, config)
+        split = prepared_inputs(read_inputs(files, config), run_options(namespace, False))
+        rows = status_of_documents(split.compiled)
+        listed = [{"name": ref, **st} for ref, st in rows]
         if output is StatusFormat.json:
-            sys.stdout.write(json.dumps([{"name": ref, **st} for ref, st in rows], indent=2, sort_keys=True) + "\n")
+            sys.stdout.write(json.dumps(listed, indent=2, sort_keys=True) + "\n")
+            return
+        if output is StatusFormat.yaml:
+            import yaml
+
+            sys.stdout.write(yaml.safe_dump(listed, sort_keys=True, default_flow_style=False))
             return
         for ref, st in rows:
             sys.stdout.write(f"{ref}\n  url: {st.get('url', '')}\n  address: {st.get('address', {}).get('url', '')}\n")
@@ -76,29 +122,34 @@ def status(
 
 
 def validate(
-    files: List[str] = typer.Argument(..., help="Files, directories, or - for stdin."),
-    config: Optional[str] = typer.Option(None, "--config", help=_CONFIG_HELP),
-    kube_version: str = typer.Option("1.32", "--kube-version", help="Kubernetes version whose schemas check core kinds."),
-    error_format: ErrorFormat = typer.Option(ErrorFormat.text, "--error-format", help="text, json or github."),
+    files: list[str] = _VALIDATE_FILES,
+    config: str | None = CONFIG,
+    kube_version: str = _KUBE_VERSION,
+    namespace: str | None = NAMESPACE,
+    strict: bool = STRICT,
+    error_format: ErrorFormat = ERROR_FORMAT,
+    quiet: bool = QUIET,
 ) -> None:
-    """Check inputs with KServe's admission rules, render them, and check every object against offline schemas."""
+    """Check inputs with KServe's admission rules and the API server's, render them, and check every object against
+    offline schemas."""
 
     def body() -> None:
         from ..errors import CompileError, UsageError
         from ..offline_check import validate_paths
 
         try:
-            result = validate_paths(files, config, kube_version)
+            result = validate_paths(files, config, kube_version, run_options(namespace, strict))
         except ValueError as exc:  # an unknown --kube-version
             raise UsageError(str(exc)) from None
         if not result.ok:
             raise CompileError(result.problems)
-        report(result.problems, error_format)
+        if not quiet:
+            report(result.problems, error_format)
         sys.stdout.write(
             f"valid: {result.inputs} input documents, {result.objects} rendered objects (Kubernetes {kube_version} schemas)\n"
         )
 
-    guarded(body, error_format)
+    guarded(body, error_format, quiet)
 
 
 def register(app: typer.Typer) -> None:

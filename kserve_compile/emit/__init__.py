@@ -6,15 +6,17 @@ sorted and lists in their order, and nothing it writes depends on time.
 ``dump_yaml`` starts every document (the first too) with a ``---`` line, as ``helm template``
 does, so streams concatenate safely and ``kubectl apply -f -`` takes them as they are.
 ``dump_json`` prints one object as itself and several as a ``v1`` ``List``, like
-``kubectl get -o json``. ``write_output_dir`` writes ``NNN-kind-namespace-name.yaml`` files and
-a ``kustomization.yaml`` (with ``sortOptions: {order: fifo}`` so kustomize keeps our order).
+``kubectl get -o json``. ``write_output_dir`` writes ``kind[.group]_namespace_name.yaml`` files and
+a ``kustomization.yaml`` listing them in apply order (with ``sortOptions: {order: fifo}`` so kustomize keeps it).
 """
 
 from kserve_compile.emit.json_text import dump_json
 from kserve_compile.emit.order import APPLY_FIRST, object_ref, sort_objects
 from kserve_compile.emit.outdir import (
     OUTPUT_DIR_MARKER,
+    Changes,
     object_file_name,
+    output_dir_changes,
     write_output_dir,
 )
 from kserve_compile.emit.yaml_text import dump_yaml
@@ -22,10 +24,12 @@ from kserve_compile.emit.yaml_text import dump_yaml
 __all__ = [
     "APPLY_FIRST",
     "OUTPUT_DIR_MARKER",
+    "Changes",
     "dump_json",
     "dump_yaml",
     "object_file_name",
     "object_ref",
+    "output_dir_changes",
     "sort_objects",
     "write_output_dir",
 ]

@@ -59,11 +59,11 @@ def test_usage_errors_exit_2_without_traceback(tmp_path):
     assert result.exit_code == 2 and "--dry-run must be none or server" in result.stderr
 
 
-def test_invalid_yaml_exits_1(tmp_path):
+def test_invalid_yaml_exits_2_as_kubectl_diff(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("a: [\n")
     result = runner.invoke(app(), ["diff", str(bad), str(bad)])
-    assert result.exit_code == 1 and "not valid YAML" in result.stderr and "Traceback" not in result.output
+    assert result.exit_code == 2 and "invalid YAML" in result.stderr and "Traceback" not in result.output
 
 
 def test_apply_then_cluster_diff(fake, tmp_path):
@@ -154,25 +154,25 @@ def test_time_flags_take_durations(fake, tmp_path):
     assert ok.exit_code == 4  # parsed: a zero wait times out at once
 
 
-def test_failures_map_to_exit_codes_by_class_not_by_name():
-    from kserve_compile.apply.cli import (
-        EXIT_INTERNAL,
-        EXIT_INVALID,
-        EXIT_USAGE,
-        _failure,
-    )
+def test_failures_map_to_exit_codes_by_class_not_by_name(capsys, monkeypatch):
+    from kserve_compile.apply.cli import _register_exits
     from kserve_compile.apply.kube import ApiError, ClusterUnreachable
+    from kserve_compile.cli.exits import EXIT_INTERNAL, EXIT_INVALID, EXIT_USAGE, ErrorFormat, _exit_for
     from kserve_compile.errors import UsageError
 
     class UsageErrorLookalike(Exception):  # the old code matched this by its class name
         pass
 
+    monkeypatch.delenv("KSERVE_COMPILE_DEBUG", raising=False)
     UsageErrorLookalike.__name__ = "UsageError"
-    assert _failure(UsageError("bad flag"))[0] == EXIT_USAGE
-    assert _failure(UsageErrorLookalike("x"))[0] == EXIT_INTERNAL
-    assert _failure(ClusterUnreachable("https://k:6443", "prod", "refused")) == (
-        EXIT_INVALID, "error: cannot reach the API server at https://k:6443 (kubeconfig context 'prod'): refused")
-    assert _failure(ApiError(403, "Forbidden", "no"))[0] == EXIT_INVALID
+    _register_exits()
+    assert _exit_for(UsageError("bad flag"), ErrorFormat.text) == EXIT_USAGE
+    assert _exit_for(UsageErrorLookalike("x"), ErrorFormat.text) == EXIT_INTERNAL
+    capsys.readouterr()
+    assert _exit_for(ClusterUnreachable("https://k:6443", "prod", "refused"), ErrorFormat.text) == EXIT_INVALID
+    assert capsys.readouterr().err == (
+        "error: cannot reach the API server at https://k:6443 (kubeconfig context 'prod'): refused\n")
+    assert _exit_for(ApiError(403, "Forbidden", "no"), ErrorFormat.text) == EXIT_INVALID
 
 
 def test_refusing_server_names_itself_and_diff_exits_2(fake, tmp_path):

@@ -16,8 +16,11 @@ CASES = {
     "scalar-document": ("just a string\n", "document 1 is a str, not a Kubernetes object"),
     "empty": ("", "no Kubernetes objects in the input"),
     "only-comments": ("# nothing\n---\n# here\n", "no Kubernetes objects in the input"),
-    "unknown-kind": ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\n", "unsupported apiVersion/kind apps/v1/Deployment"),
-    "no-kind": ("metadata: {name: x}\n", "unsupported apiVersion/kind <none>/<none>"),
+    "unknown-kserve-kind": (
+        "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceServis\nmetadata: {name: x}\n",
+        "unsupported apiVersion/kind serving.kserve.io/v1beta1/InferenceServis",
+    ),
+    "no-kind": ("metadata: {name: x}\n", "no Kubernetes objects in the input (only skipped documents)"),
     "merge-key": ("base: &b {a: 1}\nx:\n  <<: *b\n", "merge keys (<<) are not supported"),
     "custom-tag": ("apiVersion: !!python/object:os.system x\n", "unsupported YAML tag"),
     "wrong-type": (

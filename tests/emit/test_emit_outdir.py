@@ -1,4 +1,4 @@
-"""``--output-dir``: file per object, kustomization, ownership checks, atomic replacement."""
+"""``--output-dir``: a file per object named after it, the kustomization, ownership, --check, staged writes."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from kserve_compile.emit import (
     OUTPUT_DIR_MARKER,
     dump_yaml,
     object_file_name,
-    outdir,
+    output_dir_changes,
     sort_objects,
     write_output_dir,
 )
@@ -36,16 +36,16 @@ def listing(directory: Path) -> list[str]:
     return sorted(os.listdir(directory))
 
 
-def test_one_file_per_object_in_apply_order(tmp_path: Path) -> None:
+def test_one_file_per_object_named_after_the_object(tmp_path: Path) -> None:
     objs = rendered(1)
     paths = write_output_dir(objs, tmp_path / "out")
     names = [p.name for p in paths]
     assert names == [
-        "001-namespace-default.yaml",
-        "002-service-default-model-0000-predictor.yaml",
-        "003-deployment-default-model-0000-predictor.yaml",
-        "004-horizontalpodautoscaler-default-model-0000-predictor.yaml",
-        "005-ingress-default-model-0000.yaml",
+        "namespace_default.yaml",
+        "service_default_model-0000-predictor.yaml",
+        "deployment.apps_default_model-0000-predictor.yaml",
+        "horizontalpodautoscaler.autoscaling_default_model-0000-predictor.yaml",
+        "ingress.networking.k8s.io_default_model-0000.yaml",
         "kustomization.yaml",
     ]
     assert all(p.parent == tmp_path / "out" for p in paths)
@@ -70,20 +70,41 @@ def test_kustomization_lists_files_in_apply_order(tmp_path: Path) -> None:
     }
 
 
-def test_file_names_are_lower_case_safe_and_bounded() -> None:
-    odd = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole"}
-    odd["metadata"] = {"name": "System:Auth/X_y"}
-    assert object_file_name(7, odd) == "007-clusterrole-system-auth-x-y.yaml"
+def test_file_names_are_lower_case_safe_unique_and_bounded() -> None:
+    odd = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "System:Auth/X_y"}}
+    name = object_file_name(odd)
+    assert re.fullmatch(r"clusterrole\.rbac\.authorization\.k8s\.io_system-auth-x-y-[0-9a-f]{8}\.yaml", name)
+    other = {**odd, "metadata": {"name": "system-auth-x-y"}}
+    assert object_file_name(other) == "clusterrole.rbac.authorization.k8s.io_system-auth-x-y.yaml" != name
     long = {"kind": "ConfigMap", "metadata": {"namespace": "n" * 63, "name": "a" * 253}}
-    name = object_file_name(1, long, width=4)
-    assert name.startswith("0001-configmap-nnn") and len(name) <= 205
-    assert object_file_name(3, {}) == "003.yaml"
+    assert object_file_name(long).startswith("configmap_nnn") and len(object_file_name(long)) <= 214
+    assert object_file_name({}) == "object.yaml"
+    # Knative's Service and the core Service of the same name do not collide
+    knative = {"apiVersion": "serving.knative.dev/v1", "kind": "Service", "metadata": {"namespace": "ns", "name": "m"}}
+    core = {"apiVersion": "v1", "kind": "Service", "metadata": {"namespace": "ns", "name": "m"}}
+    assert object_file_name(knative) == "service.serving.knative.dev_ns_m.yaml"
+    assert object_file_name(core) == "service_ns_m.yaml"
 
 
-def test_width_grows_with_the_number_of_objects(tmp_path: Path) -> None:
-    objs = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"c{i}"}} for i in range(1000)]
-    paths = write_output_dir(objs, tmp_path / "out")
-    assert paths[0].name == "0001-configmap-c0.yaml" and paths[999].name == "1000-configmap-c999.yaml"
+def test_adding_an_object_touches_only_its_own_files(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    write_output_dir(rendered(2), out)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    extra = isvc_objects(99, namespace="aaa")  # sorts first by namespace
+    changes = output_dir_changes(sort_objects(rendered(2) + extra), out)
+    assert changes.changed == ["kustomization.yaml"] and changes.removed == []
+    assert sorted(changes.added) == sorted(object_file_name(o) for o in extra)
+    write_output_dir(sort_objects(rendered(2) + extra), out)
+    after = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert {n: b for n, b in after.items() if n in before and n != "kustomization.yaml"} == {
+        n: b for n, b in before.items() if n != "kustomization.yaml"
+    }
+
+
+def test_duplicate_objects_are_refused() -> None:
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "n"}}
+    with pytest.raises(UsageError, match="v1/ConfigMap/n/c and v1/ConfigMap/n/c would both be written to configmap_n_c.yaml"):
+        write_output_dir([cm, dict(cm)], "/nonexistent/never-written")
 
 
 def test_kubectl_kustomize_rebuilds_the_same_objects(tmp_path: Path) -> None:
@@ -114,13 +135,47 @@ def test_kubectl_kustomize_rebuilds_the_same_objects(tmp_path: Path) -> None:
 _KUSTOMIZE_CANNOT_REEMIT = re.compile("[\x7f-\x9f\u2028\u2029\ufffe\uffff\ud800-\udfff]")
 
 
-def test_rewriting_our_directory_leaves_no_stale_files(tmp_path: Path) -> None:
+def test_rewriting_removes_only_files_we_wrote_earlier(tmp_path: Path) -> None:
     out = tmp_path / "out"
     write_output_dir(rendered(3), out)
     assert len(listing(out)) == 14
+    (out / "README.md").write_text("hand-written")
+    (out / ".gitkeep").write_text("")
     paths = write_output_dir(rendered(1), out)
-    assert listing(out) == sorted(p.name for p in paths)
+    assert listing(out) == sorted([p.name for p in paths] + ["README.md", ".gitkeep"])
+    assert (out / "README.md").read_text() == "hand-written"
     assert [p.name for p in tmp_path.iterdir()] == ["out"]  # no temporary siblings left
+
+
+def test_temporary_files_of_an_interrupted_run_are_cleaned_up(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    paths = write_output_dir(rendered(1), out)
+    (out / f".{paths[0].name}.kserve-compile-tmp-0123abcd").write_text("half")
+    write_output_dir(rendered(1), out)
+    assert listing(out) == sorted(p.name for p in paths)
+
+
+def test_unchanged_files_are_not_rewritten(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    paths = write_output_dir(rendered(1), out)
+    inodes = {p.name: p.stat().st_ino for p in paths}
+    assert not output_dir_changes(rendered(1), out).stale
+    write_output_dir(rendered(1), out)
+    assert {p.name: p.stat().st_ino for p in paths} == inodes
+
+
+def test_check_lists_added_changed_and_removed_files(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    write_output_dir(rendered(2), out)
+    objs = rendered(1)
+    objs[1] = {**objs[1], "metadata": {**objs[1]["metadata"], "labels": {"x": "y"}}}
+    changes = output_dir_changes(objs, out)
+    assert changes.added == []
+    assert changes.changed == ["kustomization.yaml", object_file_name(objs[1])]
+    assert len(changes.removed) == 4 and all("model-0001" in n for n in changes.removed)
+    assert changes.lines()[0] == "changed: kustomization.yaml"
+    assert "kustomization.yaml" in output_dir_changes(objs, tmp_path / "new").added
+    assert not (tmp_path / "new").exists()
 
 
 def test_same_objects_give_byte_identical_directories(tmp_path: Path) -> None:
@@ -141,28 +196,32 @@ def test_no_objects_write_an_empty_kustomization(tmp_path: Path) -> None:
     assert yaml.safe_load(path.read_text())["resources"] == []
 
 
-def test_refuses_a_directory_we_did_not_write(tmp_path: Path) -> None:
+def test_refuses_a_kustomization_we_did_not_write(tmp_path: Path) -> None:
     out = tmp_path / "mine"
     out.mkdir()
-    (out / "notes.txt").write_text("keep me")
-    refused = f"refusing to replace --output-dir {out}: .*not written by kserve-compile"
-    with pytest.raises(UsageError, match=refused):
+    (out / "kustomization.yaml").write_text("resources: [notes.txt]\n")
+    with pytest.raises(UsageError, match="its kustomization.yaml was not written by kserve-compile"):
         write_output_dir(rendered(1), out)
-    assert listing(out) == ["notes.txt"]
-    (out / "kustomization.yaml").write_text("resources: [notes.txt]\n")  # a kustomization, but not ours
-    with pytest.raises(UsageError, match="not written by kserve-compile"):
-        write_output_dir(rendered(1), out)
-    assert listing(tmp_path) == ["mine"]
+    assert listing(out) == ["kustomization.yaml"]
 
 
-def test_refuses_our_directory_when_someone_added_a_file(tmp_path: Path) -> None:
+def test_refuses_to_overwrite_a_file_we_did_not_write(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    write_output_dir(rendered(1), out)
-    (out / "README.md").write_text("hand-written")
-    before = listing(out)
-    with pytest.raises(UsageError, match="holds 'README.md', which kserve-compile did not write"):
-        write_output_dir(rendered(2), out)
-    assert listing(out) == before
+    out.mkdir()
+    name = object_file_name(rendered(1)[1])
+    (out / name).write_text("hand-written")
+    with pytest.raises(UsageError, match=f"refusing to overwrite '{name}' in --output-dir {out}: kserve-compile did not write it"):
+        write_output_dir(rendered(1), out)
+    assert listing(out) == [name] and (out / name).read_text() == "hand-written"
+
+
+def test_a_listed_file_that_lost_its_marker_is_not_ours(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    paths = write_output_dir(rendered(1), out)
+    paths[1].write_text("edited by hand")
+    with pytest.raises(UsageError, match="kserve-compile did not write it"):
+        write_output_dir(rendered(1), out)
+    assert paths[1].read_text() == "edited by hand"
 
 
 def test_refuses_a_file_in_the_way(tmp_path: Path) -> None:
@@ -206,25 +265,3 @@ def test_bad_object_fails_before_touching_the_disk(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="Pod/p: spec.x"):
         write_output_dir(bad, tmp_path / "out")
     assert listing(tmp_path) == []
-
-
-@pytest.mark.parametrize("exchange", [True, False], ids=["renameat2", "rename-aside"])
-def test_replacement_with_and_without_atomic_exchange(tmp_path: Path, monkeypatch, exchange: bool) -> None:
-    if not exchange:
-        monkeypatch.setattr(outdir, "_exchange", lambda a, b: False)
-    out = tmp_path / "out"
-    write_output_dir(rendered(2), out)
-    inode_before = out.stat().st_ino
-    paths = write_output_dir(rendered(1), out)
-    assert listing(out) == sorted(p.name for p in paths)
-    assert out.stat().st_ino != inode_before  # a new directory was swapped in, not edited in place
-    assert listing(tmp_path) == ["out"]
-
-
-def test_atomic_exchange_is_used_on_linux(tmp_path: Path) -> None:
-    a, b = tmp_path / "a", tmp_path / "b"
-    a.mkdir()
-    b.mkdir()
-    (a / "from-a").touch()
-    assert outdir._exchange(a, b) is True
-    assert listing(b) == ["from-a"] and listing(a) == []

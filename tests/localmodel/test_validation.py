@@ -101,4 +101,4 @@ def test_validate_checks_inputs_against_the_schemas(tmp_path: Path) -> None:
     path.write_text(yaml.safe_dump_all([config(), bad, cache("c", URI, ["gpu1"])]))
     result = subprocess.run([sys.executable, str(ROOT / "cli.py"), "validate", str(path)], check=False, capture_output=True, text=True, timeout=120)
     assert result.returncode != 0
-    assert "LocalModelNodeGroup/gpu1: spec.persistentVolumeClaimSpec.accessMode: unknown field 'accessMode'" in result.stdout + result.stderr
+    assert 'LocalModelNodeGroup/gpu1: spec.persistentVolumeClaimSpec.accessMode: unknown field "accessMode"; did you mean "accessModes"?' in result.stdout + result.stderr

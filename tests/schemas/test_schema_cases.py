@@ -37,7 +37,7 @@ LMNG = "serving.kserve.io/v1alpha1/LocalModelNodeGroup/gpu1"
 LMN = "serving.kserve.io/v1alpha1/LocalModelNode/node-1"
 
 DEL = object()  # marker: delete the field instead of setting it
-TYPE, UNKNOWN, REQUIRED, ENUM = "is not of type", "unknown field", "is missing", "is not one of"
+TYPE, UNKNOWN, REQUIRED, ENUM = "is not of type", "unknown field", "is missing", "unsupported value"
 
 # (fixture, field to break, new value or DEL, expected issue path (None = the same), message part)
 CASES = [

@@ -43,7 +43,7 @@ def test_kube_version_changes_the_core_field_set() -> None:
 def test_kube_version_reaches_core_types_inside_crds() -> None:
     isvc = mutate(ISVC, "spec.predictor.hostnameOverride", "pod-a")
     assert check_object(isvc, "v1.34.2") == []
-    assert [i.message for i in check_object(isvc, "1.32")] == ["unknown field 'hostnameOverride'"]
+    assert [i.message for i in check_object(isvc, "1.32")] == ['unknown field "hostnameOverride"; did you mean "hostname"?']
     # Container restartPolicyRules (1.34) inside KServe's inlined model container.
     rules = [{"action": "Restart", "exitCodes": {"operator": "In", "values": [42]}}]
     isvc = mutate(ISVC, "spec.predictor.model.restartPolicyRules", rules)

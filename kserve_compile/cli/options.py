@@ -1,0 +1,27 @@
+"""Options several commands share, spelled once: ``--config``, ``-n/--namespace``, ``--strict``, ``-q``,
+``--error-format``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import typer
+
+from .exits import ErrorFormat
+
+if TYPE_CHECKING:
+    from ..run import RunOptions
+
+CONFIG = typer.Option(None, "--config", help="The inferenceservice-config ConfigMap to use instead of KServe's shipped one.")
+NAMESPACE = typer.Option(
+    None, "-n", "--namespace", help="Namespace of every namespaced input that names none (default: default); hosts follow."
+)
+STRICT = typer.Option(False, "--strict", help="Refuse objects that are not KServe inputs instead of passing them through.")
+QUIET = typer.Option(False, "-q", "--quiet", help="Print no warnings or notes, and no progress (errors are always printed).")
+ERROR_FORMAT = typer.Option(ErrorFormat.text, "--error-format", help="text, json or github.")
+
+
+def run_options(namespace: str | None, strict: bool) -> RunOptions:
+    from ..run import RunOptions
+
+    return RunOptions(namespace=namespace, strict=strict)
