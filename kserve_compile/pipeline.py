@@ -66,6 +66,8 @@ def compile_documents(docs: Sequence[Document]) -> Result:
         compiled_isvcs.append(compiled)
     if ctx.graphs:
         objects += _graphs(ctx, compiled_isvcs, problems)
+    if ctx.llm_docs:
+        objects += _llm_services(ctx, problems, warnings)
     try:
         objects += ca_bundle_config_maps(ctx, {c.plan.isvc.metadata.namespace for c in compiled_isvcs})
     except CompileError as exc:
@@ -88,6 +90,16 @@ def _graphs(ctx: Context, compiled: Sequence[Compiled], problems: list[Problem])
         except InputError as exc:
             problems.append(doc.problem(exc.message, exc.path))
     return objects
+
+
+def _llm_services(ctx: Context, problems: list[Problem], warnings: list[Problem]) -> list[dict[str, Any]]:
+    """LLMInferenceServices, rendered by ``kserve_compile.llmisvc`` against the same config and live objects."""
+    from .llmisvc import LLMContext, render_llm_services
+
+    result = render_llm_services(ctx.llm_docs, LLMContext(ctx.config, ctx.cluster, ctx.config_data, ctx.llm_configmaps))
+    problems.extend(result.problems)
+    warnings.extend(result.warnings)
+    return result.objects
 
 
 @dataclass

@@ -1,0 +1,139 @@
+"""Model artifacts on an LLMInferenceService pod: ``attachModelArtifacts``.
+
+Mirrors ``pkg/controller/v1alpha2/llmisvc/workload_storage.go``: ``hf://`` and ``s3://`` get the storage-initializer
+init container (credentials from the pod's ServiceAccount, else ``default``, as for InferenceService) writing an
+emptyDir mounted read-only at ``/mnt/models``; ``pvc://`` mounts the claim read-only with its sub-path and drops
+any storage-initializer; ``oci://`` is a modelcar or an image volume by the storage config; a LocalModelCache
+label rewrites the URI to its ``pvc://`` first; ``storageInitializer.enabled: false`` leaves the pod alone. The
+builders are the project's (``kserve_compile.render.storage``, ``credentials``, ``modelcar``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import constants as C
+from ..config import KServeConfig
+from ..errors import InputError
+from ..render.cluster_state import ClusterState
+from ..render.credentials import add_service_account_credentials
+from ..render.modelcar import configure_modelcar, configure_oci_native, parse_oci_scheme
+from ..render.storage import (
+    ModelMount,
+    add_model_mount,
+    create_init_container,
+    find_init_container,
+    local_model_storage_key,
+    merge_container,
+    parse_pvc_uri,
+)
+from .models import LLMService, Spec, get_path
+
+MODEL_PATH = "/mnt/models"
+HF_DEFAULT_ENV = (("HF_HUB_ENABLE_HF_TRANSFER", "1"), ("HF_XET_HIGH_PERFORMANCE", "1"), ("HF_XET_NUM_CONCURRENT_RANGE_GETS", "8"))
+
+
+def _strip_storage_initializer(pod: dict[str, Any]) -> dict[str, Any] | None:
+    """``extractAndStripStorageInitializer``: remove (and return) a user-written storage-initializer."""
+    found = None
+    kept = []
+    for init in pod.get("initContainers") or []:
+        if isinstance(init, dict) and init.get("name") == C.CONTAINER_STORAGE_INITIALIZER:
+            found = init
+        else:
+            kept.append(init)
+    if "initContainers" in pod:
+        pod["initContainers"] = kept
+    return found
+
+
+def model_uri(svc: LLMService, spec: Spec) -> str:
+    """The URI to attach: a covering LocalModelCache's ``pvc://…/models/<key>`` when the service is labelled so."""
+    uri = str(get_path(spec, "model", "uri") or "")
+    if C.LABEL_LOCAL_MODEL not in svc.labels:
+        return uri
+    source = svc.annotations.get(C.ANN_LOCAL_MODEL_SOURCE_URI)
+    pvc = svc.annotations.get(C.ANN_LOCAL_MODEL_PVC_NAME)
+    for key, value in ((C.ANN_LOCAL_MODEL_SOURCE_URI, source), (C.ANN_LOCAL_MODEL_PVC_NAME, pvc)):
+        if value is None:
+            raise InputError(f"LLMInferenceService {svc.namespace}/{svc.name}: annotation {key} not found", "metadata.annotations")
+    sub = uri.removeprefix(str(source))
+    if not sub.startswith("/"):
+        sub = "/" + sub
+    return f"pvc://{pvc}/models/{local_model_storage_key(str(source))}{sub}"
+
+
+def attach_model_artifacts(
+    pod: dict[str, Any], svc: LLMService, spec: Spec, ctx: Any, *, container: str = "main", model_path: str = MODEL_PATH,
+    service_account: str = "", notes: list[str],
+) -> None:
+    """Mutate ``pod`` (a PodSpec) as KServe does for the model URI of ``spec``."""
+    uri = model_uri(svc, spec)
+    scheme, sep, _ = uri.partition("://")
+    if not sep:
+        raise InputError(f"invalid model URI: {uri}", "spec.model.uri")
+    if get_path(spec, "storageInitializer", "enabled") is False:
+        return
+    config: KServeConfig = ctx.config
+    if scheme == "pvc":
+        claim, sub_path = parse_pvc_uri(uri)
+        add_model_mount(ModelMount(model_path, C.VOLUME_PVC_SOURCE, True, sub_path, claim), container, pod)
+        _strip_storage_initializer(pod)
+    elif scheme in ("oci", "oci+native"):
+        _attach_oci(uri, scheme, pod, container, model_path, config)
+        _strip_storage_initializer(pod)
+    elif scheme in ("hf", "s3"):
+        init = _attach_storage_initializer(uri, pod, container, model_path, config)
+        _credentials(init, pod, svc, config, ctx.cluster, service_account, notes)
+        if scheme == "hf":
+            env = init.setdefault("env", [])
+            for name, value in HF_DEFAULT_ENV:
+                if not any(e.get("name") == name for e in env):
+                    env.append({"name": name, "value": value})
+    else:
+        raise InputError(f"unsupported schema in model URI: {uri}", "spec.model.uri")
+
+
+def _attach_oci(uri: str, scheme: str, pod: dict[str, Any], container: str, model_path: str, config: KServeConfig) -> None:
+    si = config.storage_initializer
+    if scheme == "oci+native":
+        _, normalized, _ = parse_oci_scheme(uri)
+        configure_oci_native(normalized, pod, container, model_path)
+        return
+    mode = si.oci_mode
+    if not mode:
+        raise InputError("OCI modelcars is not enabled", "spec.model.uri")
+    if mode == "native":
+        configure_oci_native(uri, pod, container, model_path)
+    else:
+        configure_modelcar(uri, pod, container, model_path, si, 0)
+
+
+def _attach_storage_initializer(uri: str, pod: dict[str, Any], container: str, model_path: str, config: KServeConfig) -> dict[str, Any]:
+    """``attachStorageInitializer``: KServe's init container, user overrides merged (name/args/command kept)."""
+    user = _strip_storage_initializer(pod)
+    init = create_init_container(config.storage_initializer, [uri, MODEL_PATH])
+    if user is not None:
+        merged = merge_container(init, user)
+        for key in ("name", "args", "command"):
+            if key in init:
+                merged[key] = init[key]
+            else:
+                merged.pop(key, None)
+        init = merged
+    pod.setdefault("initContainers", []).append(init)
+    add_model_mount(ModelMount(MODEL_PATH, C.VOLUME_PROVISION_LOCATION, False), C.CONTAINER_STORAGE_INITIALIZER, pod)
+    add_model_mount(ModelMount(model_path, C.VOLUME_PROVISION_LOCATION, True), container, pod)
+    return find_init_container(pod, C.CONTAINER_STORAGE_INITIALIZER) or init
+
+
+def _credentials(
+    init: dict[str, Any], pod: dict[str, Any], svc: LLMService, config: KServeConfig, cluster: ClusterState, sa: str, notes: list[str]
+) -> None:
+    volumes = pod.setdefault("volumes", [])
+    add_service_account_credentials(
+        init, volumes, namespace=svc.namespace, annotations=svc.annotations, service_account_name=sa or "default",
+        config=config.credentials, cluster=cluster, warnings=notes,
+    )  # fmt: skip
+    if not volumes:
+        pod.pop("volumes", None)
