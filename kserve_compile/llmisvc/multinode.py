@@ -65,9 +65,9 @@ def _sa_name(workload: Any, expected: str) -> tuple[str, bool]:
     return expected, True
 
 
-def _pod(svc: LLMService, spec: Spec, source: Any, sa: str, kv: Any, ctx: Any, notes: list[str], pool: str | None) -> dict[str, Any]:
+def _pod(svc: LLMService, spec: Spec, source: Any, sa: Obj | str, kv: Any, ctx: Any, notes: list[str], pool: str | None) -> dict[str, Any]:
     pod = clone(source)
-    pod["serviceAccountName"] = sa
+    pod["serviceAccountName"] = sa if isinstance(sa, str) else sa["metadata"]["name"]
     attach_model_artifacts(pod, svc, spec, ctx, service_account=sa, notes=notes)
     attach_kv_cache_tiers(pod, kv)
     sidecar = routing_sidecar(pod)
@@ -100,14 +100,16 @@ def main_lws(svc: LLMService, spec: Spec, ctx: Any, notes: list[str]) -> tuple[l
     size = group_size(spec.get("parallelism"))
     if size is not None:
         lws["spec"]["leaderWorkerTemplate"]["size"] = size
+    sa_labels = {N.NAME: svc.name, N.PART_OF: N.PART_OF_VALUE}
     sa, create_sa = _sa_name(spec, N.main_lws(svc.name))
+    account: Obj | str = service_account(svc, sa, sa_labels, ctx.cluster) if create_sa else sa
     pool = pool_name(spec, svc.name) if spec.get("router") is not None else None
     kv = get_path(spec, "kvCacheOffloading", "secondary")
     template = lws["spec"]["leaderWorkerTemplate"]
     if spec.get("template") is not None:
-        template["leaderTemplate"] = {"metadata": {"labels": leader_labels}, "spec": _pod(svc, spec, spec["template"], sa, kv, ctx, notes, pool)}
+        template["leaderTemplate"] = {"metadata": {"labels": leader_labels}, "spec": _pod(svc, spec, spec["template"], account, kv, ctx, notes, pool)}
     if spec.get("worker") is not None:
-        template["workerTemplate"]["spec"] = _pod(svc, spec, spec["worker"], sa, kv, ctx, notes, pool)
+        template["workerTemplate"]["spec"] = _pod(svc, spec, spec["worker"], account, kv, ctx, notes, pool)
     _propagate_top(svc, lws)
     _propagate_workload_metadata(lws, spec)
     if spec.get("tracing") is not None:
@@ -115,9 +117,9 @@ def main_lws(svc: LLMService, spec: Spec, ctx: Any, notes: list[str]) -> tuple[l
             inject_server_tracing(spec["tracing"], svc, "-decode", pod)
     sidecar = any(routing_sidecar(p) is not None for p in _pods(lws))
     out = [finish(lws)]
-    labels = {N.NAME: svc.name, N.PART_OF: N.PART_OF_VALUE}
-    if create_sa:
-        out.append(finish(service_account(svc, sa, labels, ctx.cluster)))
+    labels = sa_labels
+    if not isinstance(account, str):
+        out.append(finish(account))
     if sidecar:
         role_name = N.child_name(svc.name, "-kserve-mn-role")
         out.append(finish(role(svc, role_name, labels, SIDECAR_RULES)))
@@ -140,11 +142,12 @@ def prefill_lws(svc: LLMService, spec: Spec, ctx: Any, notes: list[str]) -> list
     if size is not None:
         template["size"] = size
     sa, create_sa = _sa_name(prefill, N.prefill_lws(svc.name))
+    account: Obj | str = service_account(svc, sa, {N.NAME: svc.name, N.PART_OF: N.PART_OF_VALUE}, ctx.cluster) if create_sa else sa
     kv = get_path(prefill, "kvCacheOffloading", "secondary")
     if prefill.get("template") is not None:
-        template["leaderTemplate"] = {"metadata": {"labels": leader_labels}, "spec": _pod(svc, spec, prefill["template"], sa, kv, ctx, notes, None)}
+        template["leaderTemplate"] = {"metadata": {"labels": leader_labels}, "spec": _pod(svc, spec, prefill["template"], account, kv, ctx, notes, None)}
     if prefill.get("worker") is not None:
-        template["workerTemplate"]["spec"] = _pod(svc, spec, prefill["worker"], sa, kv, ctx, notes, None)
+        template["workerTemplate"]["spec"] = _pod(svc, spec, prefill["worker"], account, kv, ctx, notes, None)
     if is_data_parallel(prefill.get("parallelism")) and size is not None:
         template["subGroupPolicy"] = {"subGroupSize": size}
     _propagate_top(svc, lws)
@@ -153,8 +156,8 @@ def prefill_lws(svc: LLMService, spec: Spec, ctx: Any, notes: list[str]) -> list
             inject_server_tracing(spec["tracing"], svc, "-prefill", pod)
     _propagate_workload_metadata(lws, prefill)
     out = [finish(lws)]
-    if create_sa:
-        out.append(finish(service_account(svc, sa, {N.NAME: svc.name, N.PART_OF: N.PART_OF_VALUE}, ctx.cluster)))
+    if not isinstance(account, str):
+        out.append(finish(account))
     return out
 
 

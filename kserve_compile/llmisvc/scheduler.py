@@ -38,14 +38,16 @@ def scheduler_objects(svc: LLMService, spec: Spec, ctx: Any, options: LLMOptions
     labels = N.base_labels(svc.name, N.ROUTER_SCHEDULER)
     sa_name = get_path(spec, "router", "scheduler", "template", "serviceAccountName") or N.child_name(svc.name, "-epp-sa")
     out: list[Obj] = []
+    account: Obj | str = sa_name
     if sa_name == N.child_name(svc.name, "-epp-sa"):
-        out.append(_scheduler_sa(svc, spec, sa_name, labels, ctx.cluster))
+        account = _scheduler_sa(svc, spec, sa_name, labels, ctx.cluster)
+        out.append(account)
     crb = N.child_name(svc.namespace, f"-{svc.name}-epp-auth-rb")
     out.append(role_binding(svc, crb, labels, sa_name, "ClusterRole", "system:auth-delegator", cluster_wide=True))
     out.append(role(svc, N.child_name(svc.name, "-epp-role"), labels, SCHEDULER_RULES))
     out.append(role_binding(svc, N.child_name(svc.name, "-epp-rb"), labels, sa_name, "Role", N.child_name(svc.name, "-epp-role")))
     if tokenizer_enabled(spec):
-        out += tokenizer_objects(svc, spec, ctx, notes)
+        out += tokenizer_objects(svc, spec, ctx, account, notes)
     out.append(scheduler_deployment(svc, spec, options))
     out.append(scheduler_service(svc, spec, labels))
     out += inference_pools(svc, spec, labels, options)
@@ -157,12 +159,11 @@ def pool_spec_v1alpha2(spec: Obj) -> Obj:
     return out
 
 
-def tokenizer_objects(svc: LLMService, spec: Spec, ctx: Any, notes: list[str]) -> list[Obj]:
+def tokenizer_objects(svc: LLMService, spec: Spec, ctx: Any, account: Obj | str, notes: list[str]) -> list[Obj]:
     """``expectedTokenizerDeployment``/``Service``: one replica serving ``render-http`` on 8000, model at /mnt/models/base."""
     labels = N.base_labels(svc.name, N.TOKENIZER)
     pod = clone(get_path(spec, "router", "scheduler", "tokenizer", "template") or {})
-    sa = get_path(spec, "router", "scheduler", "template", "serviceAccountName") or ""
-    attach_model_artifacts(pod, svc, spec, ctx, model_path="/mnt/models/base", service_account=sa, notes=notes)
+    attach_model_artifacts(pod, svc, spec, ctx, model_path="/mnt/models/base", service_account=account, notes=notes)
     name = N.tokenizer(svc.name)
     deployment = {
         "apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta(name, svc.namespace, labels),

@@ -65,9 +65,13 @@ def model_uri(svc: LLMService, spec: Spec) -> str:
 
 def attach_model_artifacts(
     pod: dict[str, Any], svc: LLMService, spec: Spec, ctx: Any, *, container: str = "main", model_path: str = MODEL_PATH,
-    service_account: str = "", notes: list[str],
+    service_account: dict[str, Any] | str | None = None, notes: list[str],
 ) -> None:
-    """Mutate ``pod`` (a PodSpec) as KServe does for the model URI of ``spec``."""
+    """Mutate ``pod`` (a PodSpec) as KServe does for the model URI of ``spec``.
+
+    ``service_account`` is the one KServe hands to the credential builder: a ServiceAccount object the controller
+    itself creates (its secrets copied from ``default``), the name of an existing one (an input), or None for
+    ``default``."""
     uri = model_uri(svc, spec)
     scheme, sep, _ = uri.partition("://")
     if not sep:
@@ -127,13 +131,34 @@ def _attach_storage_initializer(uri: str, pod: dict[str, Any], container: str, m
     return find_init_container(pod, C.CONTAINER_STORAGE_INITIALIZER) or init
 
 
+class _WithAccount:
+    """The live objects, plus a ServiceAccount the controller creates in the same reconcile."""
+
+    def __init__(self, cluster: ClusterState, account: dict[str, Any]) -> None:
+        self._cluster = cluster
+        self._account = account
+
+    def service_account(self, namespace: str, name: str) -> dict[str, Any] | None:
+        if name == (self._account.get("metadata") or {}).get("name"):
+            return self._account
+        return self._cluster.service_account(namespace, name)
+
+    def secret(self, namespace: str, name: str) -> dict[str, Any] | None:
+        return self._cluster.secret(namespace, name)
+
+
 def _credentials(
-    init: dict[str, Any], pod: dict[str, Any], svc: LLMService, config: KServeConfig, cluster: ClusterState, sa: str, notes: list[str]
-) -> None:
+    init: dict[str, Any], pod: dict[str, Any], svc: LLMService, config: KServeConfig, cluster: ClusterState,
+    sa: dict[str, Any] | str | None, notes: list[str],
+) -> None:  # fmt: skip
     volumes = pod.setdefault("volumes", [])
+    view: Any = cluster
+    name = sa or "default"
+    if isinstance(sa, dict):
+        view, name = _WithAccount(cluster, sa), str(sa["metadata"]["name"])
     add_service_account_credentials(
-        init, volumes, namespace=svc.namespace, annotations=svc.annotations, service_account_name=sa or "default",
-        config=config.credentials, cluster=cluster, warnings=notes,
+        init, volumes, namespace=svc.namespace, annotations=svc.annotations, service_account_name=str(name),
+        config=config.credentials, cluster=view, warnings=notes,
     )  # fmt: skip
     if not volumes:
         pod.pop("volumes", None)

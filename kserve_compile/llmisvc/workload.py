@@ -82,11 +82,13 @@ def main_deployment(svc: LLMService, spec: Spec, ctx: Any, notes: list[str]) -> 
         pod = clone(template)
         dep["spec"]["template"]["spec"] = pod
         sidecar = routing_sidecar(pod) is not None
+        account: Obj | str | None = pod.get("serviceAccountName") or None
         if sidecar:
+            account = _sidecar_account(svc, spec, ctx.cluster)
             pod["serviceAccountName"] = N.child_name(svc.name, "-kserve")
             if spec.get("router") is not None:
                 routing_sidecar(pod).setdefault("env", []).append({"name": "INFERENCE_POOL_NAME", "value": pool_name(spec, svc.name)})
-        attach_model_artifacts(pod, svc, spec, ctx, service_account=pod.get("serviceAccountName", ""), notes=notes)
+        attach_model_artifacts(pod, svc, spec, ctx, service_account=account, notes=notes)
         attach_kv_cache_tiers(pod, get_path(spec, "kvCacheOffloading", "secondary"))
     _propagate_deployment_metadata(svc, dep)
     propagate(spec.get("labels"), dep["spec"]["template"]["metadata"]["labels"])
@@ -106,7 +108,7 @@ def prefill_deployment(svc: LLMService, spec: Spec, ctx: Any, notes: list[str]) 
     if isinstance(template, dict):
         pod = clone(template)
         dep["spec"]["template"]["spec"] = pod
-        attach_model_artifacts(pod, svc, spec, ctx, service_account=pod.get("serviceAccountName", ""), notes=notes)
+        attach_model_artifacts(pod, svc, spec, ctx, service_account=pod.get("serviceAccountName") or None, notes=notes)
         attach_kv_cache_tiers(pod, get_path(prefill, "kvCacheOffloading", "secondary"))
     _propagate_deployment_metadata(svc, dep)
     propagate(prefill.get("labels"), dep["spec"]["template"]["metadata"]["labels"])
@@ -123,17 +125,24 @@ def _deployment(svc: LLMService, name: str, labels: dict[str, str], replicas: An
     return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {**meta(name, svc.namespace), "labels": labels}, "spec": spec}
 
 
+def _sidecar_account(svc: LLMService, spec: Spec, cluster: Any) -> Obj | str:
+    """``expectedSingleNodeMainServiceAccount``: the template's own ServiceAccount if it names another, else the
+    ``<name>-kserve`` one the controller creates."""
+    expected = N.child_name(svc.name, "-kserve")
+    existing = get_path(spec, "template", "serviceAccountName") or ""
+    if existing and existing != expected:
+        return str(existing)
+    return service_account(svc, expected, N.base_labels(svc.name, N.WORKLOAD), cluster)
+
+
 def sidecar_rbac(svc: LLMService, spec: Spec, cluster: Any) -> list[Obj]:
     """ServiceAccount (unless the template names another), Role and RoleBinding for the routing sidecar."""
     labels = N.base_labels(svc.name, N.WORKLOAD)
-    expected = N.child_name(svc.name, "-kserve")
-    existing = get_path(spec, "template", "serviceAccountName") or ""
+    account = _sidecar_account(svc, spec, cluster)
     out: list[Obj] = []
-    sa_name = expected
-    if existing and existing != expected:
-        sa_name = existing
-    else:
-        out.append(service_account(svc, expected, labels, cluster))
+    sa_name = account if isinstance(account, str) else N.child_name(svc.name, "-kserve")
+    if not isinstance(account, str):
+        out.append(account)
     out.append(role(svc, N.child_name(svc.name, "-kserve-role"), labels, SIDECAR_RULES))
     out.append(role_binding(svc, N.child_name(svc.name, "-kserve-rb"), labels, sa_name, "Role", N.child_name(svc.name, "-kserve-role")))
     return [finish(o) for o in out]
