@@ -400,6 +400,8 @@ class GoTextTemplate:
                 raise
             except (TypeError, ValueError) as exc:
                 raise TemplateError(f"template: {action}: error calling {head}: {exc}") from None
+        if isinstance(head, str) and re.match(r"^[A-Za-z_]\w*$", head) and head not in ("nil", "true", "false"):
+            raise TemplateError(f'template: {action}: function "{head}" not defined')
         if args or extra:
             raise TemplateError(f"template: {action}: {head} is not a function")
         return self._operand(head, data, action)

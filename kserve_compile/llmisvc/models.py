@@ -10,9 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..constants import (
+    KIND_LLMISVC,
+    KIND_LLMISVC_CONFIG,
+    KSERVE_NAMESPACE,
+    V1ALPHA1,
+    V1ALPHA2,
+)
 from ..parse import Document
-
-from ..constants import KIND_LLMISVC, KIND_LLMISVC_CONFIG, KSERVE_NAMESPACE, V1ALPHA1, V1ALPHA2
 
 SYSTEM_NAMESPACE = KSERVE_NAMESPACE
 __all__ = ["KIND_LLMISVC", "KIND_LLMISVC_CONFIG", "V1ALPHA1", "V1ALPHA2"]

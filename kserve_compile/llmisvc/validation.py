@@ -43,18 +43,18 @@ def _router(spec: Spec) -> list[Problem]:
     out: list[Problem] = []
     gateway = get_path(spec, "router", "gateway")
     if http.get("refs") and http.get("spec") is not None:
-        out.append((base, f"unsupported configuration: cannot use both custom HTTPRoute refs ('{base}.refs') and an inline route "
-                          f"spec ('{base}.spec'); choose one"))  # fmt: skip
+        message = f"unsupported configuration: cannot use both custom HTTPRoute refs ('{base}.refs') and an inline route spec ('{base}.spec'); choose one"
+        out.append((base, message))
     if http.get("refs") and isinstance(gateway, dict) and not gateway.get("refs"):
-        out.append((f"{base}.refs", f"unsupported configuration: custom HTTP routes ('{base}.refs') cannot be used with a managed "
-                                    "gateway ('spec.router.gateway'); either remove 'spec.router.route.http.refs' or set "
-                                    "'spec.router.gateway.refs'"))  # fmt: skip
+        message = (f"unsupported configuration: custom HTTP routes ('{base}.refs') cannot be used with a managed gateway "
+                   f"('spec.router.gateway'); either remove '{base}.refs' or set 'spec.router.gateway.refs'")  # fmt: skip
+        out.append((f"{base}.refs", message))
     parents = get_path(http, "spec", "parentRefs") or []
     refs = get_path(gateway, "refs") or []
     if parents and refs and not _parents_match(parents, refs):
-        out.append((f"{base}.spec", f"unsupported configuration: managed HTTP route spec ('{base}.spec') has parentRefs that "
-                                    "conflict with custom gateway refs ('spec.router.gateway.refs'); either remove "
-                                    f"'spec.router.gateway.refs' or '{base}.spec.parentRefs'"))  # fmt: skip
+        message = (f"unsupported configuration: managed HTTP route spec ('{base}.spec') has parentRefs that conflict with custom "
+                   f"gateway refs ('spec.router.gateway.refs'); either remove 'spec.router.gateway.refs' or '{base}.spec.parentRefs'")  # fmt: skip
+        out.append((f"{base}.spec", message))
     return out
 
 
@@ -154,9 +154,9 @@ def _actuators(decode: Spec, prefill: Spec) -> list[Problem]:
     if not isinstance(dw, dict) or not isinstance(pw, dict) or (dw.get("hpa") is not None) == (pw.get("hpa") is not None):
         return []
     backends = ("hpa", "keda") if dw.get("hpa") is not None else ("keda", "hpa")
-    return [("spec.prefill.scaling.wva", f"decode and prefill must use the same actuator backend; decode uses {backends[0]} but prefill "
-             f"uses {backends[1]} — mixing backends requires two separate metric pipelines and leads to independent, "
-             "unsynchronised scaling decisions")]  # fmt: skip
+    message = (f"decode and prefill must use the same actuator backend; decode uses {backends[0]} but prefill uses {backends[1]} — "
+               "mixing backends requires two separate metric pipelines and leads to independent, unsynchronised scaling decisions")
+    return [("spec.prefill.scaling.wva", message)]
 
 
 def _lora(lora: Any, base_model: str) -> list[Problem]:

@@ -1,0 +1,94 @@
+"""LLMInferenceService inputs: presets and baseRefs lookup, v1alpha1 conversion, options and validation messages."""
+
+from __future__ import annotations
+
+from .helpers import configmap, container, find, llmisvc, problems, render
+
+
+def _config(name: str, namespace: str, spec: dict) -> dict:
+    return {"apiVersion": "serving.kserve.io/v1alpha2", "kind": "LLMInferenceServiceConfig", "metadata": {"name": name, "namespace": namespace}, "spec": spec}
+
+
+def test_missing_base_ref_names_both_namespaces() -> None:
+    # config_merge.go getConfig / configNotFoundError
+    [p] = problems(llmisvc("svc", baseRefs=[{"name": "nope"}]))
+    assert p.message == 'LLMInferenceServiceConfig "nope" not found in namespaces [llm-test kserve]'
+    assert p.kind == "LLMInferenceService" and p.name == "svc" and p.path == "spec.baseRefs" and p.line > 1
+
+
+def test_pipeline_parallel_preset_is_not_shipped() -> None:
+    [p] = problems(llmisvc("svc", parallelism={"pipeline": 2}, worker={"containers": []}))
+    assert "kserve-config-llm-worker-pipeline-parallel" in p.message
+
+
+def test_namespace_config_wins_over_kserve_and_shipped() -> None:
+    image = {"template": {"containers": [{"name": "main", "image": "mine"}]}}
+    objects = render(llmisvc("svc", baseRefs=[{"name": "cfg"}]), _config("cfg", "kserve", {"labels": {"from": "kserve"}}),
+                     _config("cfg", "llm-test", {"labels": {"from": "ns"}}), _config("kserve-config-llm-template", "kserve", image))  # fmt: skip
+    dep = find(objects, "Deployment", "svc-kserve")
+    assert dep["spec"]["template"]["metadata"]["labels"]["from"] == "ns"
+    assert container(dep["spec"]["template"]["spec"])["image"] == "mine"
+
+
+def test_validation_messages_are_located() -> None:
+    # llm_inference_service_validation.go
+    manifest = llmisvc("svc", worker={"containers": []}, replicas=1, scaling={"maxReplicas": 2, "wva": {"hpa": {}}})
+    found = {(p.path, p.message) for p in problems(manifest)}
+    assert ("spec.worker", "when worker is specified, parallelism must be configured for either data parallelism or pipeline parallelism") in found
+    exclusive = "scaling and replicas are mutually exclusive; use scaling for autoscaled deployments or replicas for static deployments"
+    assert ("spec.scaling", exclusive) in found
+    manifest = llmisvc("svc", parallelism={"data": 2})
+    [p] = problems(manifest)
+    assert (p.path, p.message) == ("spec.parallelism.dataLocal", "dataLocal must be set when data is set")
+    assert p.file == "in.yaml" and p.line > 1 and p.col > 0
+
+
+def test_route_refs_and_spec_conflict() -> None:
+    router = {"route": {"http": {"refs": [{"name": "r"}], "spec": {"rules": []}}}}
+    [p] = problems(llmisvc("svc", router=router))
+    assert p.message.startswith("unsupported configuration: cannot use both custom HTTPRoute refs ('spec.router.route.http.refs')")
+
+
+def test_merged_spec_is_validated_again() -> None:
+    # reconcileBaseRefs dry-runs the merged spec: a baseRef may make it invalid
+    [p] = problems(llmisvc("svc", baseRefs=[{"name": "bad"}]), _config("bad", "llm-test", {"parallelism": {"data": 2}}))
+    assert "dry-run validation failed after merging configs" in p.message and "dataLocal must be set when data is set" in p.message
+
+
+def test_v1alpha1_is_converted() -> None:
+    manifest = llmisvc("svc", router={"scheduler": {"pool": {"spec": {"selector": {"app": "x"}, "targetPortNumber": 8000,
+                                                                   "extensionRef": {"name": "epp", "portNumber": 9002}}}}})  # fmt: skip
+    manifest["apiVersion"] = "serving.kserve.io/v1alpha1"
+    manifest["spec"]["model"]["criticality"] = "Critical"
+    objects = render(manifest)
+    pool = find(objects, "InferencePool", "svc-inference-pool", "inference.networking.k8s.io/v1")
+    # converted to the v1 shape, then merged over the scheduler preset (maps merge per key)
+    assert pool["spec"]["selector"]["matchLabels"]["app"] == "x"
+    assert pool["spec"]["targetPorts"] == [{"number": 8000}]
+    assert pool["spec"]["endpointPickerRef"] == {"failureMode": "FailOpen", "kind": "Service", "name": "epp", "port": {"number": 9002}}
+    assert find(objects, "Service", "epp")["metadata"]["name"] == "epp"
+
+
+def test_bad_options_name_the_configmap_key() -> None:
+    cm = configmap()
+    cm["data"]["llmisvcCompile"] = '{"inferencePoolAPIGroup": "nope"}'
+    [p] = problems(cm, llmisvc("svc"))
+    assert p.path == "data.llmisvcCompile.inferencePoolAPIGroup" and "inference.networking" in p.message
+
+
+def test_scheduler_config_ref_needs_the_configmap() -> None:
+    [p] = problems(llmisvc("svc", router={"scheduler": {"config": {"ref": {"name": "epp-cfg"}}}}))
+    assert p.path == "spec.router.scheduler.config.ref.name" and "epp-cfg" in p.message
+
+
+def test_storage_uris() -> None:
+    pod = find(render(llmisvc("svc", model={"uri": "pvc://claim/a/b"})), "Deployment", "svc-kserve")["spec"]["template"]["spec"]
+    assert {"name": "kserve-pvc-source", "persistentVolumeClaim": {"claimName": "claim"}} in pod["volumes"]
+    assert {"mountPath": "/mnt/models", "name": "kserve-pvc-source", "readOnly": True, "subPath": "a/b"} in container(pod)["volumeMounts"]
+    assert "initContainers" not in pod
+    pod = find(render(llmisvc("svc", model={"uri": "hf://org/m"})), "Deployment", "svc-kserve")["spec"]["template"]["spec"]
+    init = pod["initContainers"][0]
+    assert init["name"] == "storage-initializer" and init["args"] == ["hf://org/m", "/mnt/models"]
+    assert {"name": "HF_HUB_ENABLE_HF_TRANSFER", "value": "1"} in init["env"]
+    [p] = problems(llmisvc("svc", model={"uri": "gs://bucket/m"}))
+    assert p.message == "unsupported schema in model URI: gs://bucket/m"
