@@ -2,8 +2,9 @@
 
 Shape (apply_ecosystem.md §5):
 * informers (LIST, then WATCH from the list's resourceVersion with bookmarks; relist on 410 Gone) for
-  InferenceServices, InferenceGraphs, ServingRuntimes, ClusterServingRuntimes and the
-  ``inferenceservice-config`` ConfigMap; children are not watched — a periodic resync re-renders and
+  InferenceServices, InferenceGraphs, ServingRuntimes, ClusterServingRuntimes, the
+  ``inferenceservice-config`` ConfigMap and — where their CRDs are served — LLMInferenceServices and
+  LLMInferenceServiceConfigs; children are not watched — a periodic resync re-renders and
   the dry-run compare repairs drift;
 * a de-duplicating work queue of (kind, namespace, name); a runtime or config change re-enqueues every
   InferenceService it can affect;
@@ -33,7 +34,7 @@ from kserve_compile.apply.kube import ApiError, Kube, Resource, WatchExpired
 from kserve_compile.apply.objects import Obj
 from kserve_compile.apply.status import compute_status, status_changed
 
-INPUT_KINDS = frozenset({C.KIND_ISVC, C.KIND_SR, C.KIND_CSR, C.KIND_IG})
+INPUT_KINDS = frozenset({C.KIND_ISVC, C.KIND_SR, C.KIND_CSR, C.KIND_IG, C.KIND_LLMISVC, C.KIND_LLMISVC_CONFIG})
 
 # Every (group, resource, verbs) the daemon uses; deploy/ RBAC is tested against this table.
 PERMISSIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
@@ -44,6 +45,9 @@ PERMISSIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("serving.kserve.io", "inferencegraphs/finalizers", ("update",)),
     ("serving.kserve.io", "servingruntimes", ("get", "list", "watch")),
     ("serving.kserve.io", "clusterservingruntimes", ("get", "list", "watch")),
+    ("serving.kserve.io", "llminferenceservices", ("get", "list", "watch")),
+    ("serving.kserve.io", "llminferenceservices/finalizers", ("update",)),
+    ("serving.kserve.io", "llminferenceserviceconfigs", ("get", "list", "watch")),
     ("", "configmaps", ("get", "list", "watch", "create", "patch", "delete")),
     ("", "services", ("get", "list", "create", "patch", "delete")),
     ("", "serviceaccounts", ("get", "list", "create", "patch", "delete")),
@@ -54,6 +58,15 @@ PERMISSIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("networking.istio.io", "virtualservices", ("get", "list", "create", "patch", "delete")),
     ("gateway.networking.k8s.io", "httproutes", ("get", "list", "create", "patch", "delete")),
     ("keda.sh", "scaledobjects", ("get", "list", "create", "patch", "delete")),
+    # LLMInferenceService children (kserve_compile.llmisvc); the RBAC objects it renders grant only what KServe's
+    # controller grants, which the daemon may bind without holding (bind), for the roles it names
+    ("leaderworkerset.x-k8s.io", "leaderworkersets", ("get", "list", "create", "patch", "delete")),
+    ("inference.networking.k8s.io", "inferencepools", ("get", "list", "create", "patch", "delete")),
+    ("inference.networking.x-k8s.io", "inferencepools", ("get", "list", "create", "patch", "delete")),
+    ("rbac.authorization.k8s.io", "roles", ("get", "list", "create", "patch", "delete", "bind", "escalate")),
+    ("rbac.authorization.k8s.io", "rolebindings", ("get", "list", "create", "patch", "delete")),
+    ("rbac.authorization.k8s.io", "clusterrolebindings", ("get", "list", "create", "patch", "delete")),
+    ("rbac.authorization.k8s.io", "clusterroles", ("bind",)),
     ("coordination.k8s.io", "leases", ("get", "create", "update")),
 )
 
@@ -302,6 +315,18 @@ class Daemon:
         self.configmaps = self._informer("v1", "ConfigMap", cfg.config_namespace, self._on_global,
                                          field_selector=f"metadata.name={C.CONFIGMAP_NAME}")
         self.informers = [self.isvcs, self.graphs, self.runtimes, self.cluster_runtimes, self.configmaps]
+        # LLMInferenceServices, only where their CRD is served (the daemon also runs on clusters without it)
+        self.llms = self._optional_informer(C.V1ALPHA2, C.KIND_LLMISVC, ns, self._on_llm)
+        self.llm_configs = self._optional_informer(C.V1ALPHA2, C.KIND_LLMISVC_CONFIG, "", self._on_llm_config)
+        self.informers += [i for i in (self.llms, self.llm_configs) if i is not None]
+
+    def _optional_informer(self, api_version: str, kind: str, namespace: str, handler: Callable[[str, Obj], None]) -> Informer | None:
+        try:
+            return self._informer(api_version, kind, namespace, handler)
+        except ApiError as err:
+            if err.status == 404:
+                return None
+            raise
 
     def _informer(self, api_version: str, kind: str, namespace: str, handler: Callable[[str, Obj], None],
                   field_selector: str = "") -> Informer:
@@ -318,6 +343,21 @@ class Daemon:
 
     def _on_graph(self, event: str, obj: Obj) -> None:
         self._enqueue_if_spec_changed("ig", event, obj)
+
+    def _on_llm(self, event: str, obj: Obj) -> None:
+        self._enqueue_if_spec_changed("llm", event, obj)
+
+    def _on_llm_config(self, event: str, obj: Obj) -> None:
+        """A config in a namespace can change that namespace's services; one in ``kserve`` any service."""
+        if event == "SYNC" or self.llms is None:
+            return
+        ns = (obj.get("metadata") or {}).get("namespace", "")
+        for llm in self.llms.items():
+            if ns == C.KSERVE_NAMESPACE or llm["metadata"].get("namespace") == ns:
+                self.queue.add(("llm", llm["metadata"].get("namespace", ""), llm["metadata"]["name"]))
+
+    def _llm_items(self) -> list[tuple[str, str, str]]:
+        return [("llm", o["metadata"].get("namespace", ""), o["metadata"]["name"]) for o in (self.llms.items() if self.llms else [])]
 
     def _enqueue_if_spec_changed(self, kind: str, event: str, obj: Obj) -> None:
         meta = obj.get("metadata") or {}
@@ -345,6 +385,8 @@ class Daemon:
             self.queue.add(("isvc", isvc["metadata"].get("namespace", ""), isvc["metadata"]["name"]))
         for graph in self.graphs.items():
             self.queue.add(("ig", graph["metadata"].get("namespace", ""), graph["metadata"]["name"]))
+        for item in self._llm_items():
+            self.queue.add(item)
 
     # --- reconcile --------------------------------------------------------------------------------
     def configmap(self) -> Obj | None:
@@ -352,11 +394,13 @@ class Daemon:
         return items[0] if items else None
 
     def resync(self) -> None:
-        """Enqueue every InferenceService and InferenceGraph (drift repair)."""
+        """Enqueue every InferenceService, InferenceGraph and LLMInferenceService (drift repair)."""
         for isvc in self.isvcs.items():
             self.queue.add(("isvc", isvc["metadata"].get("namespace", ""), isvc["metadata"]["name"]))
         for graph in self.graphs.items():
             self.queue.add(("ig", graph["metadata"].get("namespace", ""), graph["metadata"]["name"]))
+        for item in self._llm_items():
+            self.queue.add(item)
 
     def drain(self) -> int:
         """Reconcile everything queued now (used by tests and by the worker loop)."""
@@ -370,13 +414,17 @@ class Daemon:
 
     def reconcile(self, kind: str, namespace: str, name: str) -> ApplyReport | None:
         self.heartbeat = self.clock()
-        informer = self.isvcs if kind == "isvc" else self.graphs
-        obj = informer.cache.get((namespace, name))
+        informer = {"isvc": self.isvcs, "ig": self.graphs, "llm": self.llms}.get(kind)
+        obj = informer.cache.get((namespace, name)) if informer is not None else None
         if obj is None or not self.is_leader():
             return None
         started = time.monotonic()
-        runtimes = [r for r in self.runtimes.items() if r["metadata"].get("namespace") == namespace]
-        inputs = [obj] + runtimes + self.cluster_runtimes.items()
+        if kind == "llm":
+            configs = self.llm_configs.items() if self.llm_configs else []
+            inputs = [obj] + [c for c in configs if c["metadata"].get("namespace") in (namespace, C.KSERVE_NAMESPACE)]
+        else:
+            runtimes = [r for r in self.runtimes.items() if r["metadata"].get("namespace") == namespace]
+            inputs = [obj] + runtimes + self.cluster_runtimes.items()
         configmap = self.configmap()
         source = f"<cluster>/{namespace}/{obj['kind']}/{name}"
         try:
@@ -386,7 +434,7 @@ class Daemon:
             if kind == "isvc":
                 self._write_status(obj, [], configmap, _render_message(err), "RenderFailed")
             return None
-        suffix = C.APPLYSET_PARENT_SUFFIX if kind == "isvc" else ".inferencegraph" + C.APPLYSET_PARENT_SUFFIX
+        suffix = {"isvc": "", "ig": ".inferencegraph", "llm": ".llminferenceservice"}[kind] + C.APPLYSET_PARENT_SUFFIX
         opts = ApplyOptions(applyset=f"{name}{suffix}", namespace=namespace, owner=obj, prune=True,
                             is_leader=self.is_leader)
         report = Applier(self.kube, opts).run(rendered)
