@@ -116,6 +116,8 @@ def status(
             sys.stdout.write(f"{ref}\n  url: {st.get('url', '')}\n  address: {st.get('address', {}).get('url', '')}\n")
             for comp, info in sorted(st.get("components", {}).items()):
                 sys.stdout.write(f"  {comp}: {info.get('url', '')}\n")
+            for extra in st.get("addresses", []):  # LLMInferenceService: every address KServe lists
+                sys.stdout.write(f"  addresses: {extra.get('url', '')}\n")
 
     _run(body)
 

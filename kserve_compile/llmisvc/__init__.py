@@ -55,6 +55,7 @@ class LLMResult:
     problems: list[Problem]
     warnings: list[Problem]
     services: list[tuple[LLMService, Rendered]] = field(default_factory=list)
+    options: LLMOptions = field(default_factory=LLMOptions)
 
 
 def referenced_configmaps(docs: Sequence[Document]) -> set[tuple[str, str]]:
@@ -125,7 +126,7 @@ def render_llm_services(docs: Sequence[Document], ctx: LLMContext) -> LLMResult:
         return LLMResult([], [Problem(exc.message, exc.path, "ConfigMap", "inferenceservice-config")], [])
     configs, services = _load(docs, problems)
     store = ConfigStore(configs)
-    result = LLMResult([], problems, warnings)
+    result = LLMResult([], problems, warnings, options=options)
     with _no_cyclic_gc():
         for svc in services:
             _render_one(svc, ctx, store, options, result)
@@ -182,4 +183,13 @@ def _render_one(svc: LLMService, ctx: LLMContext, store: ConfigStore, options: L
     result.services.append((svc, rendered))
 
 
-__all__ = ["SUPPORTED", "LLMContext", "LLMResult", "load_service", "referenced_configmaps", "render_llm_services"]
+def llm_status_rows(docs: Sequence[Document], ctx: LLMContext) -> tuple[list[tuple[str, dict[str, Any]]], list[Problem]]:
+    """``(namespace/name, status)`` for each LLMInferenceService, as ``kserve-compile status`` prints them."""
+    from .status import llm_status
+
+    result = render_llm_services(docs, ctx)
+    rows = [(f"{svc.namespace}/{svc.name}", llm_status(svc, rendered, result.options)) for svc, rendered in result.services]
+    return sorted(rows, key=lambda row: row[0]), result.problems
+
+
+__all__ = ["SUPPORTED", "LLMContext", "LLMResult", "llm_status_rows", "load_service", "referenced_configmaps", "render_llm_services"]

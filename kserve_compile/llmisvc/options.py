@@ -44,6 +44,7 @@ class LLMOptions:
     self_signed_certificate: str = "none"
     cert_manager_issuer: tuple[str, str] = ("ClusterIssuer", "kserve-llmisvc-selfsigned")
     cluster_domain: str = "cluster.local"
+    gateway_addresses: dict[str, str] = field(default_factory=dict)  # "ns/name" → base URL, for status
     # autoscaling-wva-controller-config.prometheus (None: the key is absent)
     wva_prometheus: dict[str, Any] | None = None
 
@@ -91,7 +92,7 @@ def _with_compile_options(base: LLMOptions, raw: dict[str, Any]) -> LLMOptions:
     path = f"data.{OPTIONS_KEY}"
     known = {
         "configPrefix", "versionedConfig", "inferencePoolAPIGroup", "emitV1Alpha2InferencePool",
-        "gatewaysWithModelRoutingDisabled", "selfSignedCertificate", "certManagerIssuer", "clusterDomain",
+        "gatewaysWithModelRoutingDisabled", "selfSignedCertificate", "certManagerIssuer", "clusterDomain", "gatewayAddresses",
     }  # fmt: skip
     for key in raw:
         if key not in known:
@@ -106,6 +107,9 @@ def _with_compile_options(base: LLMOptions, raw: dict[str, Any]) -> LLMOptions:
     gateways = raw.get("gatewaysWithModelRoutingDisabled") or []
     if not isinstance(gateways, list) or not all(isinstance(g, str) and g.count("/") == 1 for g in gateways):
         raise InputError("must be a list of namespace/name strings", f"{path}.gatewaysWithModelRoutingDisabled")
+    addresses = raw.get("gatewayAddresses") or {}
+    if not isinstance(addresses, dict) or not all(isinstance(k, str) and k.count("/") == 1 and isinstance(v, str) for k, v in addresses.items()):
+        raise InputError('must map "namespace/name" of a Gateway to its base URL', f"{path}.gatewayAddresses")
     for key in ("versionedConfig", "emitV1Alpha2InferencePool"):
         if key in raw and not isinstance(raw[key], bool):
             raise InputError("must be true or false", f"{path}.{key}")
@@ -119,4 +123,5 @@ def _with_compile_options(base: LLMOptions, raw: dict[str, Any]) -> LLMOptions:
         self_signed_certificate=certs,
         cert_manager_issuer=(str(issuer.get("kind", base.cert_manager_issuer[0])), str(issuer.get("name", base.cert_manager_issuer[1]))),
         cluster_domain=str(raw.get("clusterDomain", base.cluster_domain)),
+        gateway_addresses=dict(addresses),
     )
