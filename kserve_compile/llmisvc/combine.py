@@ -23,13 +23,18 @@ from .models import (
     is_data_parallel,
     is_pipeline_parallel,
     pool_has_ref,
-    pool_name,
 )
 from .names import POOL_GROUP_V1ALPHA2, child_name, workload_selector, workload_service
 from .options import LLMOptions
 from .presets import ConfigStore
 from .spec_merge import merge_specs
-from .variables import GlobalConfig, replace_variables, template_data
+from .variables import (
+    GlobalConfig,
+    Unbalanced,
+    render_spec,
+    replace_variables,
+    template_data,
+)
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 CONFIG_TEXT_FLAGS = ("--config-text", "-config-text", "--configText", "-configText")
@@ -154,19 +159,37 @@ def combine(svc: LLMService, store: ConfigStore, options: LLMOptions, configmaps
     applied = [
         {"name": c.name, "namespace": c.namespace, "source": "Preset" if i < len(wells) else "UserRef"} for i, c in enumerate(configs)
     ]
-    spec = merge_specs(*[c.spec for c in configs], svc.spec)
-    _default_pool_and_sa(svc, spec)
+    specs = [c.spec for c in configs] + [svc.spec]
     global_config = GlobalConfig(
         options.system_namespace, options.gateway_name, options.gateway_namespace, options.enable_tls, options.routing_header
     )
-    pool_ns_name = f"{svc.namespace}/{pool_name(spec, svc.name) if spec.get('router') else child_name(svc.name, '-inference-pool')}"
-    spec = replace_variables(spec, template_data(svc, svc.spec, global_config, pool_ns_name))
+    data = template_data(svc, svc.spec, global_config, f"{svc.namespace}/{_pool_name(specs, svc.name)}")
+    spec = _merge_rendered(specs, data)
+    _default_pool_and_sa(svc, spec)
     _fix_route(svc, spec)
     cm = _resolve_scheduler_config(svc, spec, configmaps)
     picker = get_path(spec, "router", "scheduler", "pool", "spec", "endpointPickerRef")
     if isinstance(picker, dict) and not get_path(picker, "port", "number") and picker.get("kind", "") in ("Service", ""):
         picker["port"] = {"number": 9002}
     return Combined(spec, applied, cm)
+
+
+def _pool_name(specs: list[Spec], name: str) -> str:
+    """``InferencePoolName`` of the merged config: the last ``pool.ref.name`` set, else ``<name>-inference-pool``."""
+    ref = ""
+    for spec in specs:
+        ref = str(get_path(spec, "router", "scheduler", "pool", "ref", "name") or ref)
+    return ref or child_name(name, "-inference-pool")
+
+
+def _merge_rendered(specs: list[Spec], data: Any) -> Spec:
+    """``MergeSpecs`` then ``ReplaceVariables``, done as render-each-then-merge when that is the same thing."""
+    digests: dict[str, Any] = {}
+    try:
+        rendered = [render_spec(spec, data, digests) for spec in specs]
+    except Unbalanced:
+        return replace_variables(merge_specs(*specs), data)
+    return merge_specs(*rendered)
 
 
 def _default_pool_and_sa(svc: LLMService, spec: Spec) -> None:

@@ -10,7 +10,7 @@ LLMInferenceServiceConfig is marshalled to JSON, that JSON text is executed as a
 from __future__ import annotations
 
 import json
-import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import ROUND_CEILING
 from functools import lru_cache
@@ -180,7 +180,6 @@ def shutdown_timeout(pod: Any, pre_stop: int) -> int:
 FUNCS = {"ChildName": child_name, "kvTransferConfig": kv_transfer_config, "shutdownTimeout": shutdown_timeout}
 
 
-_TEMPLATED_STRING = re.compile(r'"(?:[^"\\{]|\\.|\{(?!\{))*\{\{(?:[^"\\]|\\.)*"')
 
 
 def replace_variables(config_spec: Spec, data: Struct) -> Spec:
@@ -199,17 +198,121 @@ def replace_variables(config_spec: Spec, data: Struct) -> Spec:
     parts: list[str] = []
     pos = 0
     try:
-        for match in _TEMPLATED_STRING.finditer(text):
-            parts += [text[pos : match.start() + 1], _render_escaped(match.group(0)[1:-1], data, digests)]
-            pos = match.end() - 1
+        for start, end in _templated_strings(text):
+            parts += [text[pos:start], _render_escaped(text[start:end], data, digests)]
+            pos = end
     except _Unbalanced:
         return _render_document(text, data)
     parts.append(text[pos:])
     return _load("".join(parts))
 
 
-class _Unbalanced(Exception):
-    pass
+def _templated_strings(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of the contents of every JSON string in ``text`` holding ``{{`` (quotes excluded)."""
+    pos = text.find("{{")
+    while pos != -1:
+        start = _string_start(text, pos)
+        end = _string_end(text, pos)
+        yield start, end
+        pos = text.find("{{", end + 1)
+
+
+def _escaped(text: str, quote: int) -> bool:
+    backslashes = 0
+    while quote - 1 - backslashes >= 0 and text[quote - 1 - backslashes] == "\\":
+        backslashes += 1
+    return backslashes % 2 == 1
+
+
+def _string_start(text: str, pos: int) -> int:
+    quote = text.rfind('"', 0, pos)
+    while _escaped(text, quote):
+        quote = text.rfind('"', 0, quote)
+    return quote + 1
+
+
+def _string_end(text: str, pos: int) -> int:
+    quote = text.find('"', pos)
+    while _escaped(text, quote):
+        quote = text.find('"', quote + 1)
+    return quote
+
+
+class Unbalanced(Exception):
+    """A template string that cannot be executed on its own (an ``{{if}}`` closing in another string)."""
+
+
+_Unbalanced = Unbalanced
+
+
+# --- per-config rendering ---------------------------------------------------------------------------------------
+# Executing each config's strings before the merge gives the merged result of executing them after it (the
+# merge never looks inside strings, except for a templated merge key, which falls back to the whole document), and
+# lets every config keep, across services, the list of places its templates sit.
+_Path = tuple[str | int, ...]
+_INDEX: dict[int, tuple[Spec, tuple[tuple[_Path, str], ...]]] = {}
+
+
+def _templated_paths(value: Any, path: _Path, out: list[tuple[_Path, str]]) -> None:
+    if isinstance(value, str):
+        if "{{" in value:
+            out.append((path, _go_json(value)[1:-1]))
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if "{{" in key:
+                raise _Unbalanced  # a templated key: merge keys may change, render the merged document instead
+            _templated_paths(item, (*path, key), out)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _templated_paths(item, (*path, i), out)
+
+
+def _index(spec: Spec) -> tuple[tuple[_Path, str], ...]:
+    entry = _INDEX.get(id(spec))
+    if entry is not None and entry[0] is spec:
+        return entry[1]
+    found: list[tuple[_Path, str]] = []
+    _templated_paths(spec, (), found)
+    if len(_INDEX) > 4096:
+        _INDEX.clear()
+    _INDEX[id(spec)] = (spec, tuple(found))  # the spec is kept alive with its index, so its id stays its own
+    return tuple(found)
+
+
+def render_spec(spec: Spec, data: Struct, digests: dict[str, Any]) -> Spec:
+    """``spec`` with its template strings executed; unchanged parts are shared, not copied.
+
+    Raises ``Unbalanced`` when a string cannot be executed on its own (see :func:`replace_variables`)."""
+    index = _index(spec)
+    if not index:
+        return spec
+    tree: dict[Any, Any] = {}
+    for path, escaped in index:
+        text = _render_escaped(escaped, data, digests)
+        try:
+            value = json.loads('"' + text + '"') if "\\" in text or '"' in text else text
+        except json.JSONDecodeError:
+            raise Unbalanced from None  # output that is not a JSON string body: only the whole document decides
+        node = tree
+        for key in path[:-1]:
+            node = node.setdefault(key, {})
+        node[path[-1]] = _Leaf(value)
+    return _apply(spec, tree)
+
+
+class _Leaf:
+    __slots__ = ("value",)
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+
+
+def _apply(node: Any, tree: dict[Any, Any]) -> Any:
+    """A copy of ``node`` along the paths in ``tree`` only, with the leaves set."""
+    copy: Any = dict(node) if isinstance(node, dict) else list(node)
+    for key, sub in tree.items():
+        copy[key] = sub.value if isinstance(sub, _Leaf) else _apply(node[key], sub)
+    return copy
 
 
 @lru_cache(maxsize=4096)
