@@ -92,3 +92,27 @@ def test_storage_uris() -> None:
     assert {"name": "HF_HUB_ENABLE_HF_TRANSFER", "value": "1"} in init["env"]
     [p] = problems(llmisvc("svc", model={"uri": "gs://bucket/m"}))
     assert p.message == "unsupported schema in model URI: gs://bucket/m"
+
+
+def test_gateway_opt_out_strips_model_routing_in_enabled_mode() -> None:
+    cm = configmap()
+    cm["data"]["llmisvcCompile"] = '{"gatewaysWithModelRoutingDisabled": ["kserve/kserve-ingress-gateway"]}'
+    rules = find(render(cm, llmisvc("svc", router={"route": {}, "gateway": {}})), "HTTPRoute", "svc-kserve-route")["spec"]["rules"]
+    assert not any("headers" in m for r in rules for m in r["matches"])
+    forced = configmap(modelBasedRoutingMode="forced")
+    forced["data"]["llmisvcCompile"] = cm["data"]["llmisvcCompile"]
+    rules = find(render(forced, llmisvc("svc", router={"route": {}, "gateway": {}})), "HTTPRoute", "svc-kserve-route")["spec"]["rules"]
+    assert any("headers" in m for r in rules for m in r["matches"])
+
+
+def test_templated_map_key_renders_through_the_merged_document() -> None:
+    cfg = _config("keys", "llm-test", {"labels": {"{{ .ObjectMeta.Name }}-team": "ml"}})
+    dep = find(render(llmisvc("svc", baseRefs=[{"name": "keys"}]), cfg), "Deployment", "svc-kserve")
+    assert dep["spec"]["template"]["metadata"]["labels"]["svc-team"] == "ml"
+
+
+def test_prefix_option_and_pinned_names() -> None:
+    cm = configmap()
+    cm["data"]["llmisvcCompile"] = '{"configPrefix": "v3-"}'
+    [p] = problems(cm, llmisvc("svc"))
+    assert p.message == 'LLMInferenceServiceConfig "v3-config-llm-template" not found in namespaces [llm-test kserve]'
