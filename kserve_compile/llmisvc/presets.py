@@ -42,17 +42,19 @@ WELL_KNOWN = (
 PIN_PREFIX = "serving.kserve.io/"
 
 
+SHIPPED_PREFIX = "kserve-"  # the names KServe's install gives its presets (file config-llm-x.yaml → kserve-config-llm-x)
+
+
 @cache
-def embedded_presets() -> dict[str, LLMConfig]:
-    """KServe's shipped presets by name (namespace ``kserve``)."""
-    folder = resources.files("kserve_compile").joinpath("data", "llmisvc")
-    out: dict[str, LLMConfig] = {}
-    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
-        if entry.name.startswith("config-llm-") and entry.name.endswith(".yaml"):
-            data = yaml.load(entry.read_text("utf-8"), Loader=_Loader)
-            name = data["metadata"]["name"]
-            out[name] = LLMConfig(name, SYSTEM_NAMESPACE, drop_nulls(data.get("spec") or {}), embedded=True)
-    return out
+def embedded_preset(name: str) -> LLMConfig | None:
+    """KServe's shipped preset ``name`` (namespace ``kserve``), read on first use; None when KServe ships none."""
+    if not name.startswith(SHIPPED_PREFIX + "config-llm-"):
+        return None
+    entry = resources.files("kserve_compile").joinpath("data", "llmisvc", name.removeprefix(SHIPPED_PREFIX) + ".yaml")
+    if not entry.is_file():
+        return None
+    data = yaml.load(entry.read_text("utf-8"), Loader=_Loader)
+    return LLMConfig(data["metadata"]["name"], SYSTEM_NAMESPACE, drop_nulls(data.get("spec") or {}), embedded=True)
 
 
 class ConfigStore:
@@ -67,7 +69,7 @@ class ConfigStore:
             found = self._given.get((ns, name))
             if found is not None:
                 return found
-        embedded = embedded_presets().get(name)
+        embedded = embedded_preset(name)
         if embedded is not None:
             return embedded
         raise InputError(f'LLMInferenceServiceConfig "{name}" not found in namespaces [{namespace} {SYSTEM_NAMESPACE}]', "spec.baseRefs")
