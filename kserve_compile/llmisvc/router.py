@@ -26,21 +26,20 @@ def router_labels(svc: LLMService, spec: Spec) -> dict[str, str]:
     return labels
 
 
-def _referenced_gateways(svc: LLMService, route_spec: Obj) -> set[str]:
-    out = set()
-    for ref in route_spec.get("parentRefs") or []:
-        if isinstance(ref, dict) and ref.get("kind", "Gateway") == "Gateway":
-            out.add(f"{ref.get('namespace') or svc.namespace}/{ref.get('name', '')}")
-    return out
+def _referenced_gateways(svc: LLMService, spec: Spec) -> set[str]:
+    """``CollectReferencedGateways``: only with ``router.gateway.refs`` (the managed default Gateway is never
+    consulted); the Gateways of referenced live routes are unknown offline."""
+    refs = get_path(spec, "router", "gateway", "refs") or []
+    return {f"{r.get('namespace') or svc.namespace}/{r.get('name', '')}" for r in refs if isinstance(r, dict)}
 
 
-def model_routing_enabled(svc: LLMService, spec: Spec, route_spec: Obj, options: LLMOptions) -> bool:
+def model_routing_enabled(svc: LLMService, spec: Spec, options: LLMOptions) -> bool:
     """``isModelBasedRoutingEnabled``; Gateways' opt-out annotations come from the options."""
     if not options.routing_header or (spec.get("annotations") or {}).get(N.ANN_MODEL_BASED_ROUTING) != "true":
         return False
     if options.routing_mode in ("disabled", "forced"):
         return options.routing_mode == "forced"
-    return not (_referenced_gateways(svc, route_spec) & options.model_routing_disabled_gateways)
+    return not (_referenced_gateways(svc, spec) & options.model_routing_disabled_gateways)
 
 
 def _is_routing_match(match: Any, header: str) -> bool:
@@ -81,7 +80,7 @@ def http_route(svc: LLMService, spec: Spec, options: LLMOptions) -> Obj:
     if isinstance(route_spec, dict):
         body = clone(route_spec)
         rules = body.get("rules") or []
-        if model_routing_enabled(svc, spec, body, options):
+        if model_routing_enabled(svc, spec, options):
             adapters = get_path(spec, "model", "lora", "adapters")
             if get_path(spec, "model", "lora") is not None and adapters:
                 _expand_lora(rules, svc.namespace, adapters, options.routing_header)

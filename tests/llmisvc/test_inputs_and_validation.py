@@ -94,15 +94,21 @@ def test_storage_uris() -> None:
     assert p.message == "unsupported schema in model URI: gs://bucket/m"
 
 
+def _has_header_rules(*manifests: dict) -> bool:
+    rules = find(render(*manifests), "HTTPRoute", "svc-kserve-route")["spec"]["rules"]
+    return any("headers" in m for r in rules for m in r["matches"])
+
+
 def test_gateway_opt_out_strips_model_routing_in_enabled_mode() -> None:
+    # router.go CollectReferencedGateways: only gateway.refs are consulted
     cm = configmap()
-    cm["data"]["llmisvcCompile"] = '{"gatewaysWithModelRoutingDisabled": ["kserve/kserve-ingress-gateway"]}'
-    rules = find(render(cm, llmisvc("svc", router={"route": {}, "gateway": {}})), "HTTPRoute", "svc-kserve-route")["spec"]["rules"]
-    assert not any("headers" in m for r in rules for m in r["matches"])
+    cm["data"]["llmisvcCompile"] = '{"gatewaysWithModelRoutingDisabled": ["gw-ns/my-gw", "kserve/kserve-ingress-gateway"]}'
+    refs = {"route": {}, "gateway": {"refs": [{"name": "my-gw", "namespace": "gw-ns"}]}}
+    assert not _has_header_rules(cm, llmisvc("svc", router=refs))
+    assert _has_header_rules(cm, llmisvc("svc", router={"route": {}, "gateway": {}}))  # the managed Gateway: not read
     forced = configmap(modelBasedRoutingMode="forced")
     forced["data"]["llmisvcCompile"] = cm["data"]["llmisvcCompile"]
-    rules = find(render(forced, llmisvc("svc", router={"route": {}, "gateway": {}})), "HTTPRoute", "svc-kserve-route")["spec"]["rules"]
-    assert any("headers" in m for r in rules for m in r["matches"])
+    assert _has_header_rules(forced, llmisvc("svc", router=refs))
 
 
 def test_templated_map_key_renders_through_the_merged_document() -> None:
