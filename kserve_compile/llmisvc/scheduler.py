@@ -48,7 +48,7 @@ def scheduler_objects(svc: LLMService, spec: Spec, ctx: Any, options: LLMOptions
     out.append(role_binding(svc, N.child_name(svc.name, "-epp-rb"), labels, sa_name, "Role", N.child_name(svc.name, "-epp-role")))
     if tokenizer_enabled(spec):
         out += tokenizer_objects(svc, spec, ctx, account, notes)
-    out.append(scheduler_deployment(svc, spec, options))
+    out.append(scheduler_deployment(svc, spec, options, ctx))
     out.append(scheduler_service(svc, spec, labels))
     out += inference_pools(svc, spec, labels, options)
     return [finish(o) for o in out]
@@ -71,7 +71,7 @@ def _scheduler_sa(svc: LLMService, spec: Spec, name: str, labels: dict[str, str]
     return sa
 
 
-def scheduler_deployment(svc: LLMService, spec: Spec, options: LLMOptions) -> Obj:
+def scheduler_deployment(svc: LLMService, spec: Spec, options: LLMOptions, ctx: Any = None) -> Obj:
     """``expectedSchedulerDeployment``: the template, leader election, the config text, tracing, migrations."""
     scheduler = spec["router"]["scheduler"]
     labels = N.base_labels(svc.name, N.ROUTER_SCHEDULER)
@@ -93,7 +93,11 @@ def scheduler_deployment(svc: LLMService, spec: Spec, options: LLMOptions) -> Ob
         if not args:
             main.pop("args")
     name = N.scheduler_deployment(svc.name)
-    transform(pod, template_meta["annotations"].get("app.kubernetes.io/version", ""), f"{svc.namespace}/{name}")
+    tokenizer_url = None
+    if tokenizer_enabled(spec):
+        scheme = "https" if options.enable_tls else "http"
+        tokenizer_url = f"{scheme}://{N.tokenizer(svc.name)}.{svc.namespace}.svc.{options.cluster_domain}:8000"
+    transform(pod, template_meta["annotations"].get("app.kubernetes.io/version", ""), f"{svc.namespace}/{name}", tokenizer_url)
     return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta(name, svc.namespace, labels), "spec": dep_spec}
 
 

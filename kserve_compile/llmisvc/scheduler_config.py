@@ -212,8 +212,9 @@ def _version(text: str) -> tuple[int, int, int]:
     return int(match[1]), int(match[2]), int(match[3])
 
 
-def transform(pod: dict[str, Any], version_text: str, deployment_name: str) -> None:
-    """``schedulerTransform``: run the migrations for the EPP version on the ``main`` container's config text."""
+def transform(pod: dict[str, Any], version_text: str, deployment_name: str, tokenizer_url: str | None = None) -> None:
+    """``schedulerTransform``: run the migrations for the EPP version on the ``main`` container's config text
+    (``tokenizer_url``: the tokenizer Service when the tokenizer is enabled)."""
     version = _version(version_text or "0.0.0")
     if version < (0, 7, 0):
         return
@@ -239,7 +240,8 @@ def transform(pod: dict[str, Any], version_text: str, deployment_name: str) -> N
     args = main["args"]
     for i in range(len(args) - 1):
         if args[i] in TEXT_FLAGS:
-            migrated = migrate_config_text(args[i + 1], version, tuple(sorted(deprecated.items())), tuple(sorted(source.items())))
+            migrated = migrate_config_text(args[i + 1], version, tuple(sorted(deprecated.items())), tuple(sorted(source.items())),
+                                           tokenizer_url)  # fmt: skip
             if migrated is None:
                 return
             args[i + 1], keeps_tokenizer = migrated
@@ -249,7 +251,7 @@ def transform(pod: dict[str, Any], version_text: str, deployment_name: str) -> N
 
 @lru_cache(maxsize=256)
 def migrate_config_text(text: str, version: tuple[int, int, int], deprecated: tuple[tuple[str, str], ...],
-                        source: tuple[tuple[str, Any], ...]) -> tuple[str, bool] | None:  # fmt: skip
+                        source: tuple[tuple[str, Any], ...], tokenizer_url: str | None = None) -> tuple[str, bool] | None:  # fmt: skip
     """The migrated text, and whether the precise-prefix scorer (which needs the tokenizer sidecar) is configured;
     None when the text is no YAML object (left as written)."""
     try:
@@ -263,14 +265,96 @@ def migrate_config_text(text: str, version: tuple[int, int, int], deprecated: tu
                                remove_hash_block_size, add_core_metrics_plugin(dict(deprecated))]  # fmt: skip
     if version >= (0, 8, 0):
         mutators.append(rename_plugin(CORE_METRICS_OLD, CORE_METRICS))
+    precise = [True]  # the tokenizer sidecar stays unless the 0.9 migration finds no precise-prefix scorer
+
+    def probe(config: dict[str, Any]) -> None:
+        precise[0] = any(isinstance(p, dict) and p.get("type") == PRECISE_PREFIX for p in _plugins(config))
+
     if version >= (0, 9, 0):
-        mutators += [remove_prefix_cache_params, migrate_api_version]
+        mutators += [remove_prefix_cache_params, probe, migrate_api_version]
+        if tokenizer_url is not None:
+            mutators += [decompose_precise_prefix(tokenizer_url), inject_token_producer(tokenizer_url)]
     if source:
         mutators.append(add_metrics_data_source(dict(source)))
     for mutate in mutators:
         mutate(cfg)
-    precise = any(isinstance(p, dict) and p.get("type") == PRECISE_PREFIX for p in _plugins(cfg))
-    return go_yaml(cfg), precise
+    return go_yaml(cfg), precise[0]
+
+
+TOKEN_PRODUCER = "token-producer"
+PRECISE_PREFIX_PRODUCER = "precise-prefix-cache-producer"
+TOKENIZER_MODEL = "/mnt/models/base"
+
+
+def inject_token_producer(url: str) -> Mutator:
+    """``withInjectTokenProducerConfig``: a token-producer's model name and tokenizer URL, unless already set."""
+
+    def mutate(cfg: dict[str, Any]) -> None:
+        for plugin in _plugins(cfg):
+            if not isinstance(plugin, dict) or plugin.get("type") != TOKEN_PRODUCER:
+                continue
+            params = plugin["parameters"] = plugin.get("parameters") if isinstance(plugin.get("parameters"), dict) else {}
+            params.setdefault("modelName", TOKENIZER_MODEL)
+            vllm = params["vllm"] = params.get("vllm") if isinstance(params.get("vllm"), dict) else {}
+            vllm.setdefault("url", url)
+
+    return mutate
+
+
+def _producer_params(old: dict[str, Any]) -> dict[str, Any] | None:
+    """``migrateProducerParams``: the old scorer's parameters minus the tokenizer pool; tokenProcessorConfig promoted."""
+    params = old.get("parameters") if isinstance(old.get("parameters"), dict) else {}
+    out: dict[str, Any] = {}
+    for key, value in params.items():
+        if key != "indexerConfig":
+            out[key] = value
+            continue
+        if not isinstance(value, dict):
+            continue
+        cleaned = {k: v for k, v in value.items() if k not in ("tokenizersPoolConfig", "tokenProcessorConfig")}
+        if "tokenProcessorConfig" in value and "tokenProcessorConfig" not in params:
+            out["tokenProcessorConfig"] = value["tokenProcessorConfig"]
+        if cleaned:
+            out[key] = cleaned
+    return out or None
+
+
+def decompose_precise_prefix(url: str) -> Mutator:
+    """``withDecomposePrecisePrefixCacheScorer``: the monolithic scorer becomes token-producer,
+    precise-prefix-cache-producer and prefix-cache-scorer, in its place; profiles refer to the scorer once."""
+
+    def mutate(cfg: dict[str, Any]) -> None:
+        plugins = _plugins(cfg)
+        idx = next((i for i, p in enumerate(plugins) if isinstance(p, dict) and p.get("type") == PRECISE_PREFIX), -1)
+        if idx < 0:
+            return
+        producer: dict[str, Any] = {"type": PRECISE_PREFIX_PRODUCER}
+        params = _producer_params(plugins[idx])
+        if params:
+            producer["parameters"] = params
+        new = [{"type": TOKEN_PRODUCER, "parameters": {"modelName": TOKENIZER_MODEL, "vllm": {"url": url}}}, producer,
+               {"type": PREFIX_CACHE_SCORER, "parameters": {"prefixMatchInfoProducerName": PRECISE_PREFIX_PRODUCER}}]  # fmt: skip
+        remaining = [p for i, p in enumerate(plugins) if i != idx and not (isinstance(p, dict) and p.get("type") == PREFIX_CACHE_SCORER)]
+        at = min(idx, len(remaining))
+        cfg["plugins"] = remaining[:at] + new + remaining[at:]
+        for profile in cfg.get("schedulingProfiles") or []:
+            if isinstance(profile, dict) and isinstance(profile.get("plugins"), list):
+                profile["plugins"] = _dedupe_scorer(profile["plugins"])
+
+    return mutate
+
+
+def _dedupe_scorer(refs: list[Any]) -> list[Any]:
+    out, seen = [], False
+    for ref in refs:
+        if isinstance(ref, dict) and ref.get("pluginRef") == PRECISE_PREFIX:
+            ref["pluginRef"] = PREFIX_CACHE_SCORER
+        if isinstance(ref, dict) and ref.get("pluginRef") == PREFIX_CACHE_SCORER:
+            if seen:
+                continue
+            seen = True
+        out.append(ref)
+    return out
 
 
 def _has_flags(pod: dict[str, Any], names: Any) -> bool:

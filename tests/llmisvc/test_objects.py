@@ -158,3 +158,42 @@ def test_stopped_service_renders_nothing() -> None:
 def test_input_order_does_not_matter() -> None:
     a, b = llmisvc("a", router=ROUTER), llmisvc("b", prefill={"template": {"containers": [{"name": "main"}]}})
     assert render(a, b) == render(b, a)
+
+
+def test_precise_prefix_scorer_is_decomposed_with_the_tokenizer_url() -> None:
+    # tokenizer_test.go TestDecomposePluginPipeline "decomposes and strips tokenizersPoolConfig-only indexerConfig"
+    config = """apiVersion: inference.networking.x-k8s.io/v1alpha1
+kind: EndpointPickerConfig
+plugins:
+- type: queue-scorer
+- type: precise-prefix-cache-scorer
+  parameters:
+    indexerConfig:
+      tokenizersPoolConfig:
+        modelName: base
+        uds:
+          socketFile: /tmp/tokenizer/tokenizer-uds.socket
+- type: max-score-picker
+schedulingProfiles:
+- name: default
+  plugins:
+  - pluginRef: precise-prefix-cache-scorer
+    weight: 3
+  - pluginRef: queue-scorer
+    weight: 2
+  - pluginRef: max-score-picker
+"""
+    objects = render(llmisvc("my-llm", "default", router={"scheduler": {"config": {"inline": config}}}))
+    args = container(find(objects, "Deployment", "my-llm-kserve-router-scheduler")["spec"]["template"]["spec"])["args"]
+    text = args[args.index("--config-text") + 1]
+    assert "tokenizersPoolConfig" not in text and "precise-prefix-cache-scorer" not in text
+    parsed = yaml.safe_load(text)
+    assert parsed["apiVersion"] == "llm-d.ai/v1alpha1"
+    assert [p["type"] for p in parsed["plugins"]] == ["queue-scorer", "token-producer", "precise-prefix-cache-producer",
+                                                      "prefix-cache-scorer", "max-score-picker"]  # fmt: skip
+    assert parsed["plugins"][1]["parameters"] == {"modelName": "/mnt/models/base",
+                                                  "vllm": {"url": "http://my-llm-tokenizer.default.svc.cluster.local:8000"}}  # fmt: skip
+    assert "parameters" not in parsed["plugins"][2]
+    assert [r["pluginRef"] for r in parsed["schedulingProfiles"][0]["plugins"]] == ["prefix-cache-scorer", "queue-scorer", "max-score-picker"]
+    find(objects, "Deployment", "my-llm-tokenizer")  # the plugin enables the tokenizer
+    find(objects, "Service", "my-llm-tokenizer")
