@@ -167,7 +167,7 @@ def tokenizer_objects(svc: LLMService, spec: Spec, ctx: Any, account: Obj | str,
     """``expectedTokenizerDeployment``/``Service``: one replica serving ``render-http`` on 8000, model at /mnt/models/base."""
     labels = N.base_labels(svc.name, N.TOKENIZER)
     pod = clone(get_path(spec, "router", "scheduler", "tokenizer", "template") or {})
-    attach_model_artifacts(pod, svc, spec, ctx, model_path="/mnt/models/base", service_account=account, notes=notes)
+    attach_model_artifacts(pod, svc, spec, ctx, model_path="/mnt/models/base", service_account=account, notes=notes, lora=False)
     name = N.tokenizer(svc.name)
     deployment = {
         "apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta(name, svc.namespace, labels),

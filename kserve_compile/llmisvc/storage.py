@@ -21,12 +21,14 @@ from ..render.modelcar import configure_modelcar, configure_oci_native, parse_oc
 from ..render.storage import (
     ModelMount,
     add_model_mount,
+    common_parent_path,
     create_init_container,
     find_init_container,
     local_model_storage_key,
     merge_container,
     parse_pvc_uri,
 )
+from .lora import attach_adapters, download_pairs, enumerate_adapters
 from .models import LLMService, Spec, get_path
 
 MODEL_PATH = "/mnt/models"
@@ -65,13 +67,14 @@ def model_uri(svc: LLMService, spec: Spec) -> str:
 
 def attach_model_artifacts(
     pod: dict[str, Any], svc: LLMService, spec: Spec, ctx: Any, *, container: str = "main", model_path: str = MODEL_PATH,
-    service_account: dict[str, Any] | str | None = None, notes: list[str],
+    service_account: dict[str, Any] | str | None = None, notes: list[str], lora: bool = True,
 ) -> None:
     """Mutate ``pod`` (a PodSpec) as KServe does for the model URI of ``spec``.
 
     ``service_account`` is the one KServe hands to the credential builder: a ServiceAccount object the controller
     itself creates (its secrets copied from ``default``), the name of an existing one (an input), or None for
-    ``default``."""
+    ``default``. ``lora``: whether this pod serves the LoRA adapters (the model server's pods do, the tokenizer
+    does not)."""
     uri = model_uri(svc, spec)
     scheme, sep, _ = uri.partition("://")
     if not sep:
@@ -79,23 +82,69 @@ def attach_model_artifacts(
     if get_path(spec, "storageInitializer", "enabled") is False:
         return
     config: KServeConfig = ctx.config
-    if scheme == "pvc":
-        claim, sub_path = parse_pvc_uri(uri)
-        add_model_mount(ModelMount(model_path, C.VOLUME_PVC_SOURCE, True, sub_path, claim), container, pod)
-        _strip_storage_initializer(pod)
-    elif scheme in ("oci", "oci+native"):
-        _attach_oci(uri, scheme, pod, container, model_path, config)
-        _strip_storage_initializer(pod)
+    adapters = enumerate_adapters(spec) if lora else []
+    pairs = download_pairs(adapters)
+    if scheme in ("pvc", "oci", "oci+native"):
+        if scheme == "pvc":
+            claim, sub_path = parse_pvc_uri(uri)
+            add_model_mount(ModelMount(model_path, C.VOLUME_PVC_SOURCE, True, sub_path, claim), container, pod)
+        else:
+            _attach_oci(uri, scheme, pod, container, model_path, config)
+        if pairs:
+            _download(pairs, pod, svc, ctx, container, service_account, notes)
+        elif scheme != "oci+native":
+            _strip_storage_initializer(pod)
     elif scheme in ("hf", "s3"):
-        init = _attach_storage_initializer(uri, pod, container, model_path, config)
-        _credentials(init, pod, svc, config, ctx.cluster, service_account, notes)
-        if scheme == "hf":
-            env = init.setdefault("env", [])
-            for name, value in HF_DEFAULT_ENV:
-                if not any(e.get("name") == name for e in env):
-                    env.append({"name": name, "value": value})
+        if pairs:
+            _download([(uri, MODEL_PATH), *pairs], pod, svc, ctx, container, service_account, notes)
+        else:
+            init = _attach_storage_initializer(uri, pod, container, model_path, config)
+            _credentials(init, pod, svc, config, ctx.cluster, service_account, notes)
+            if scheme == "hf":
+                _hf_env(init)
     else:
         raise InputError(f"unsupported schema in model URI: {uri}", "spec.model.uri")
+    if adapters:
+        attach_adapters(pod, spec, svc.namespace, adapters)
+
+
+def _hf_env(init: dict[str, Any]) -> None:
+    env = init.setdefault("env", [])
+    for name, value in HF_DEFAULT_ENV:
+        if not any(e.get("name") == name for e in env):
+            env.append({"name": name, "value": value})
+
+
+def _download(
+    pairs: list[tuple[str, str]], pod: dict[str, Any], svc: LLMService, ctx: Any, container: str,
+    service_account: dict[str, Any] | str | None, notes: list[str],
+) -> None:  # fmt: skip
+    """``attachMultiStorageDownloads``: one storage-initializer downloading every (uri, path), the common parent
+    directory mounted writable there and read-only in the model server."""
+    config: KServeConfig = ctx.config
+    user = _strip_storage_initializer(pod)
+    parent = common_parent_path([path for _, path in pairs]) or "/"
+    init = create_init_container(config.storage_initializer, [x for pair in pairs for x in pair])
+    if user is not None:
+        init = _merge_user(init, user)
+    pod.setdefault("initContainers", []).append(init)
+    add_model_mount(ModelMount(parent, C.VOLUME_PROVISION_LOCATION, False), C.CONTAINER_STORAGE_INITIALIZER, pod)
+    add_model_mount(ModelMount(parent, C.VOLUME_PROVISION_LOCATION, True), container, pod)
+    init = find_init_container(pod, C.CONTAINER_STORAGE_INITIALIZER) or init
+    _credentials(init, pod, svc, config, ctx.cluster, service_account, notes)
+    if any(uri.startswith("hf://") for uri, _ in pairs):
+        _hf_env(init)
+
+
+def _merge_user(init: dict[str, Any], user: dict[str, Any]) -> dict[str, Any]:
+    """User overrides of the storage-initializer merged in; its name, args and command stay KServe's."""
+    merged = merge_container(init, user)
+    for key in ("name", "args", "command"):
+        if key in init:
+            merged[key] = init[key]
+        else:
+            merged.pop(key, None)
+    return merged
 
 
 def _attach_oci(uri: str, scheme: str, pod: dict[str, Any], container: str, model_path: str, config: KServeConfig) -> None:
@@ -118,13 +167,7 @@ def _attach_storage_initializer(uri: str, pod: dict[str, Any], container: str, m
     user = _strip_storage_initializer(pod)
     init = create_init_container(config.storage_initializer, [uri, MODEL_PATH])
     if user is not None:
-        merged = merge_container(init, user)
-        for key in ("name", "args", "command"):
-            if key in init:
-                merged[key] = init[key]
-            else:
-                merged.pop(key, None)
-        init = merged
+        init = _merge_user(init, user)
     pod.setdefault("initContainers", []).append(init)
     add_model_mount(ModelMount(MODEL_PATH, C.VOLUME_PROVISION_LOCATION, False), C.CONTAINER_STORAGE_INITIALIZER, pod)
     add_model_mount(ModelMount(model_path, C.VOLUME_PROVISION_LOCATION, True), container, pod)

@@ -122,3 +122,31 @@ def test_prefix_option_and_pinned_names() -> None:
     cm["data"]["llmisvcCompile"] = '{"configPrefix": "v3-"}'
     [p] = problems(cm, llmisvc("svc"))
     assert p.message == 'LLMInferenceServiceConfig "v3-config-llm-template" not found in namespaces [llm-test kserve]'
+
+
+def test_lora_adapters_download_with_the_base_model() -> None:
+    # workload_storage.go attachMultiStorageDownloads; workload_lora.go addLoRAVLLMArgs
+    model = {"uri": "hf://org/base", "name": "base", "lora": {"maxRank": 8, "adapters": [
+        {"name": "b", "uri": "s3://bucket/b"}, {"name": "a", "uri": "hf://org/a"}]}}  # fmt: skip
+    pod = find(render(llmisvc("svc", model=model)), "Deployment", "svc-kserve")["spec"]["template"]["spec"]
+    init = pod["initContainers"][0]
+    assert init["args"] == ["hf://org/base", "/mnt/models", "hf://org/a", "/mnt/lora/a", "s3://bucket/b", "/mnt/lora/b"]
+    assert {"mountPath": "/mnt", "name": "kserve-provision-location"} in init["volumeMounts"]
+    main = container(pod)
+    assert {"mountPath": "/mnt", "name": "kserve-provision-location", "readOnly": True} in main["volumeMounts"]
+    assert main["args"][:3] == ["--enable-lora", "--max-lora-rank=8", "--lora-modules"]
+    assert main["args"][3] == """'{"name":"a","path":"/mnt/lora/a"}'"""
+
+
+def test_lora_oci_adapter_is_refused() -> None:
+    model = {"uri": "pvc://m/base", "lora": {"adapters": [{"name": "x", "uri": "oci://reg/x"}]}}
+    [p] = problems(llmisvc("svc", model=model))
+    assert p.message.startswith('LoRA adapter "x": oci:// is not supported for LoRA adapters; use hf://, s3://, or pvc://')
+
+
+def test_user_lora_modules_are_kept() -> None:
+    model = {"uri": "pvc://m/base", "lora": {"adapters": [{"name": "x", "uri": "pvc://m/x"}]}}
+    template = {"containers": [{"name": "main", "args": ["--lora-modules", "mine=/x"]}]}
+    pod = find(render(llmisvc("svc", model=model, template=template)), "Deployment", "svc-kserve")["spec"]["template"]["spec"]
+    assert container(pod)["args"] == ["--lora-modules", "mine=/x"]
+    assert any(v["name"] == "lora-pvc-x" for v in pod["volumes"])
