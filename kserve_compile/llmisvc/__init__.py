@@ -129,7 +129,7 @@ def render_llm_services(docs: Sequence[Document], ctx: LLMContext) -> LLMResult:
     result = LLMResult([], problems, warnings, options=options)
     with _no_cyclic_gc():
         for svc in services:
-            _render_one(svc, ctx, store, options, result)
+            _render_one(svc, ctx, store, options, result, services)
     return result
 
 
@@ -169,9 +169,10 @@ def _load(docs: Sequence[Document], problems: list[Problem]) -> tuple[list[LLMCo
     return configs, services
 
 
-def _render_one(svc: LLMService, ctx: LLMContext, store: ConfigStore, options: LLMOptions, result: LLMResult) -> None:
+def _render_one(svc: LLMService, ctx: LLMContext, store: ConfigStore, options: LLMOptions, result: LLMResult,
+                peers: list[LLMService]) -> None:  # fmt: skip
     try:
-        rendered = render_service(svc, ctx, store, options)
+        rendered = render_service(svc, ctx, store, options, peers)
     except ValidationFailed as exc:
         result.problems.extend(svc.problem(message, path) for path, message in exc.problems)
         return

@@ -47,7 +47,7 @@ class ValidationFailed(Exception):
         self.problems = problems
 
 
-def render_service(svc: LLMService, ctx: Any, store: ConfigStore, options: LLMOptions) -> Rendered:
+def render_service(svc: LLMService, ctx: Any, store: ConfigStore, options: LLMOptions, peers: list[LLMService] | None = None) -> Rendered:
     problems = validate_spec(svc.spec, svc.name)
     if problems:
         raise ValidationFailed(problems)
@@ -67,7 +67,7 @@ def render_service(svc: LLMService, ctx: Any, store: ConfigStore, options: LLMOp
     if has_managed_scheduler(spec):
         out.objects += scheduler_objects(svc, spec, ctx, options, out.notes)
     if get_path(spec, "router", "route", "http", "spec") is not None:
-        out.objects.append(http_route(svc, spec, options))
+        out.objects.append(http_route(svc, spec, options, peers))
     return out
 
 

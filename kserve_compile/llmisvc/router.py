@@ -73,7 +73,7 @@ def _expand_lora(rules: list[Any], namespace: str, adapters: list[Any], header: 
             rule["matches"] = list(rule.get("matches") or []) + extra
 
 
-def http_route(svc: LLMService, spec: Spec, options: LLMOptions) -> Obj:
+def http_route(svc: LLMService, spec: Spec, options: LLMOptions, peers: list[LLMService] | None = None) -> Obj:
     route: Obj = {"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
                   "metadata": meta(N.http_route(svc.name), svc.namespace, router_labels(svc, spec)), "spec": {}}  # fmt: skip
     route_spec = get_path(spec, "router", "route", "http", "spec")
@@ -94,6 +94,10 @@ def http_route(svc: LLMService, spec: Spec, options: LLMOptions) -> Obj:
                     ref["group"] = options.pool_group
         if options.pool_group == N.POOL_GROUP_V1:
             route["metadata"]["annotations"] = {N.ANN_POOL_MIGRATED: "v1"}
+    if get_path(spec, "router", "route", "group") is not None:
+        from .groups import matching_members, rewrite_rules
+
+        rewrite_rules(route["spec"], svc, spec, matching_members(svc, peers or [svc]))
     return finish(route)
 
 

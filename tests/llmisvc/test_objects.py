@@ -197,3 +197,24 @@ schedulingProfiles:
     assert [r["pluginRef"] for r in parsed["schedulingProfiles"][0]["plugins"]] == ["prefix-cache-scorer", "queue-scorer", "max-score-picker"]
     find(objects, "Deployment", "my-llm-tokenizer")  # the plugin enables the tokenizer
     find(objects, "Service", "my-llm-tokenizer")
+
+
+def test_routing_group_routes_shared_rules_to_routable_members() -> None:
+    # router_group.go injectGroupBackendRefs / router_group_routing.go rewriteRulesForGroup
+    ready = {"conditions": [{"type": "RouterReady", "status": "True"}],
+             "workloads": {"primary": {"kind": "Deployment", "name": "a-kserve", "readyReplicas": 1}}}  # fmt: skip
+    a = llmisvc("a", model={"uri": "pvc://m/x", "name": "m"}, router={"route": {"group": "g", "weight": 70}, "gateway": {}})
+    a["status"] = ready
+    b = llmisvc("b", model={"uri": "pvc://m/y", "name": "m"}, router={"route": {"group": "g", "weight": 30}, "gateway": {}})
+    other = llmisvc("c", model={"uri": "pvc://m/z", "name": "other"}, router={"route": {"group": "g", "weight": 5}, "gateway": {}})
+    other["status"] = ready
+    objects = render(a, b, other)
+    route = find(objects, "HTTPRoute", "b-kserve-route")
+    assert route["metadata"]["labels"]["serving.kserve.io/routing-group"] == "g"
+    shared = next(r for r in route["spec"]["rules"] if r["name"] == "v1-model-routing")
+    assert [(x["name"], x["weight"]) for x in shared["backendRefs"]] == [("a-kserve-workload-svc", 70), ("b-kserve-workload-svc", 30)]
+    own = next(r for r in route["spec"]["rules"] if r["name"] == "v1-completions-path")
+    assert [x["name"] for x in own["backendRefs"]] == ["b-kserve-workload-svc"]
+    # b is not routable yet (no status): a's route keeps only a
+    shared_a = next(r for r in find(objects, "HTTPRoute", "a-kserve-route")["spec"]["rules"] if r["name"] == "v1-model-routing")
+    assert [x["name"] for x in shared_a["backendRefs"]] == ["a-kserve-workload-svc"]
