@@ -4,7 +4,8 @@ Mirrors ``pkg/apis/serving/v1alpha1/llm_inference_service_conversion.go`` (``Con
 ``criticality`` move into the annotations ``internal.serving.kserve.io/model-criticality`` and
 ``…/lora-criticalities`` (JSON, adapter index → value); the scheduler's InferencePool spec is converted from the
 Gateway API Inference Extension v1alpha2 shape to v1 (``InferencePool.ConvertTo``). Every other field has the same
-JSON shape in both versions.
+JSON shape in both versions; fields v1alpha1 does not have (``kvCacheOffloading``, ``model.confidential``) are
+not carried over, as the field-by-field conversion does not carry them.
 """
 
 from __future__ import annotations
@@ -21,6 +22,11 @@ LORA_CRITICALITIES = "internal.serving.kserve.io/lora-criticalities"
 def convert_spec(spec: dict[str, Any], annotations: dict[str, str]) -> dict[str, Any]:
     """The v1alpha2 spec of a v1alpha1 one; ``annotations`` gains the criticality keys."""
     out = clone(spec)
+    for workload in (out, out.get("prefill")):
+        if isinstance(workload, dict):
+            workload.pop("kvCacheOffloading", None)
+    if isinstance(out.get("model"), dict):
+        out["model"].pop("confidential", None)
     model = out.get("model")
     if isinstance(model, dict):
         critical = model.pop("criticality", None)
