@@ -15,6 +15,7 @@ from typing import Any
 from .. import constants as C
 from ..config import KServeConfig
 from ..errors import InputError
+from ..objects import set_env
 from ..render.cluster_state import ClusterState
 from ..render.credentials import add_service_account_credentials
 from ..render.modelcar import configure_modelcar, configure_oci_native, parse_oci_scheme
@@ -98,7 +99,7 @@ def attach_model_artifacts(
         if pairs:
             _download([(uri, MODEL_PATH), *pairs], pod, svc, ctx, container, service_account, notes)
         else:
-            init = _attach_storage_initializer(uri, pod, container, model_path, config)
+            init = _attach_storage_initializer(uri, pod, container, model_path, config, get_path(spec, "model", "confidential"))
             _credentials(init, pod, svc, config, ctx.cluster, service_account, notes)
             if scheme == "hf":
                 _hf_env(init)
@@ -162,10 +163,17 @@ def _attach_oci(uri: str, scheme: str, pod: dict[str, Any], container: str, mode
         configure_modelcar(uri, pod, container, model_path, si, 0)
 
 
-def _attach_storage_initializer(uri: str, pod: dict[str, Any], container: str, model_path: str, config: KServeConfig) -> dict[str, Any]:
-    """``attachStorageInitializer``: KServe's init container, user overrides merged (name/args/command kept)."""
+def _attach_storage_initializer(
+    uri: str, pod: dict[str, Any], container: str, model_path: str, config: KServeConfig, confidential: Any = None
+) -> dict[str, Any]:
+    """``attachStorageInitializer``: KServe's init container (confidential-model env when asked), user overrides
+    merged (name/args/command kept)."""
     user = _strip_storage_initializer(pod)
     init = create_init_container(config.storage_initializer, [uri, MODEL_PATH])
+    if isinstance(confidential, dict) and confidential.get("enabled"):
+        set_env(init, "CONFIDENTIAL_ENABLED", "true")  # ApplyConfidentialContainerConfig
+        if confidential.get("resourceId"):
+            set_env(init, "CONFIDENTIAL_RESOURCE_ID", str(confidential["resourceId"]))
     if user is not None:
         init = _merge_user(init, user)
     pod.setdefault("initContainers", []).append(init)

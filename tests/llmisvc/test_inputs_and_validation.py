@@ -150,3 +150,11 @@ def test_user_lora_modules_are_kept() -> None:
     pod = find(render(llmisvc("svc", model=model, template=template)), "Deployment", "svc-kserve")["spec"]["template"]["spec"]
     assert container(pod)["args"] == ["--lora-modules", "mine=/x"]
     assert any(v["name"] == "lora-pvc-x" for v in pod["volumes"])
+
+
+def test_confidential_model_sets_the_storage_initializer_env() -> None:
+    # workload_storage_confidential_test.go
+    model = {"uri": "hf://org/m", "confidential": {"enabled": True, "resourceId": "kbs:///default/key/1"}}
+    pod = find(render(llmisvc("svc", model=model)), "Deployment", "svc-kserve")["spec"]["template"]["spec"]
+    env = {e["name"]: e.get("value") for e in pod["initContainers"][0]["env"]}
+    assert env["CONFIDENTIAL_ENABLED"] == "true" and env["CONFIDENTIAL_RESOURCE_ID"] == "kbs:///default/key/1"
