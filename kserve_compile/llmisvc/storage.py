@@ -29,6 +29,7 @@ from ..render.storage import (
     merge_container,
     parse_pvc_uri,
 )
+from .cabundle import inject_ca_bundle
 from .lora import attach_adapters, download_pairs, enumerate_adapters
 from .models import LLMService, Spec, get_path
 
@@ -103,6 +104,8 @@ def attach_model_artifacts(
             _credentials(init, pod, svc, config, ctx.cluster, service_account, notes)
             if scheme == "hf":
                 _hf_env(init)
+            else:
+                inject_ca_bundle(svc.namespace, pod, init, config.storage_initializer)
     else:
         raise InputError(f"unsupported schema in model URI: {uri}", "spec.model.uri")
     if adapters:
@@ -135,6 +138,7 @@ def _download(
     _credentials(init, pod, svc, config, ctx.cluster, service_account, notes)
     if any(uri.startswith("hf://") for uri, _ in pairs):
         _hf_env(init)
+    inject_ca_bundle(svc.namespace, pod, init, config.storage_initializer)
 
 
 def _merge_user(init: dict[str, Any], user: dict[str, Any]) -> dict[str, Any]:

@@ -158,3 +158,21 @@ def test_confidential_model_sets_the_storage_initializer_env() -> None:
     pod = find(render(llmisvc("svc", model=model)), "Deployment", "svc-kserve")["spec"]["template"]["spec"]
     env = {e["name"]: e.get("value") for e in pod["initContainers"][0]["env"]}
     assert env["CONFIDENTIAL_ENABLED"] == "true" and env["CONFIDENTIAL_RESOURCE_ID"] == "kbs:///default/key/1"
+
+
+def test_s3_storage_initializer_mounts_the_ca_bundle() -> None:
+    # workload_storage.go injectCaBundle: global-ca-bundle outside the kserve namespace
+    cm = configmap()
+    cm["data"]["storageInitializer"] = ('{"image": "kserve/storage-initializer:latest", "memoryRequest": "100Mi", "memoryLimit": "1Gi", '
+                                       '"cpuRequest": "100m", "cpuLimit": "1", "caBundleConfigMapName": "my-certs"}')
+    ca = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "my-certs", "namespace": "kserve"}, "data": {"cabundle.crt": "x"}}
+    objects = render(cm, ca, llmisvc("svc", model={"uri": "s3://bucket/m"}))
+    pod = find(objects, "Deployment", "svc-kserve")["spec"]["template"]["spec"]
+    init = pod["initContainers"][0]
+    assert {"name": "CA_BUNDLE_CONFIGMAP_NAME", "value": "global-ca-bundle"} in init["env"]
+    assert {"name": "CA_BUNDLE_VOLUME_MOUNT_POINT", "value": "/etc/ssl/custom-certs"} in init["env"]
+    assert {"configMap": {"name": "global-ca-bundle"}, "name": "cabundle-cert"} in pod["volumes"]
+    assert {"mountPath": "/etc/ssl/custom-certs", "name": "cabundle-cert", "readOnly": True} in init["volumeMounts"]
+    # and the llmisvc controller copies the bundle into the service's namespace (cabundleconfigmap reconciler)
+    copy = find(objects, "ConfigMap", "global-ca-bundle")
+    assert copy["metadata"]["namespace"] == "llm-test" and copy["data"] == {"cabundle.crt": "x"}
