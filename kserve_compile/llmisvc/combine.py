@@ -16,6 +16,7 @@ import yaml
 from ..datacopy import clone
 from ..errors import InputError
 from . import presets as P
+from .dra import inject as inject_managed_dra
 from .models import (
     LLMService,
     Spec,
@@ -166,6 +167,7 @@ def combine(svc: LLMService, store: ConfigStore, options: LLMOptions, configmaps
     data = template_data(svc, svc.spec, global_config, f"{svc.namespace}/{_pool_name(specs, svc.name)}")
     spec = _merge_rendered(specs, data)
     _default_pool_and_sa(svc, spec)
+    inject_managed_dra(svc, spec)
     _fix_route(svc, spec)
     cm = _resolve_scheduler_config(svc, spec, configmaps)
     picker = get_path(spec, "router", "scheduler", "pool", "spec", "endpointPickerRef")

@@ -15,6 +15,9 @@ from ..errors import InputError
 from . import names as N
 from .combine import combine
 from .common import Obj, finish, meta
+from .dra import claim_template
+from .dra import enabled as dra_enabled
+from .dra import validate as validate_dra
 from .models import LLMService, Spec, get_path, has_managed_scheduler
 from .multinode import main_lws, prefill_lws
 from .options import LLMOptions
@@ -48,7 +51,7 @@ class ValidationFailed(Exception):
 
 
 def render_service(svc: LLMService, ctx: Any, store: ConfigStore, options: LLMOptions, peers: list[LLMService] | None = None) -> Rendered:
-    problems = validate_spec(svc.spec, svc.name)
+    problems = validate_spec(svc.spec, svc.name) + validate_dra(svc.annotations)
     if problems:
         raise ValidationFailed(problems)
     combined = combine(svc, store, options, ctx.configmaps)
@@ -61,6 +64,8 @@ def render_service(svc: LLMService, ctx: Any, store: ConfigStore, options: LLMOp
     if svc.annotations.get(STOP, "").lower() == "true":
         return out
     out.objects += self_signed_certificate(svc, options)
+    if dra_enabled(svc):
+        out.objects.append(claim_template(svc))
     out.objects += _workloads(svc, spec, ctx, out.notes)
     out.objects.append(workload_service(svc, spec, options.enable_tls))
     out.objects += scaling_objects(svc, spec, options)

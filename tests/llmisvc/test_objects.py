@@ -218,3 +218,28 @@ def test_routing_group_routes_shared_rules_to_routable_members() -> None:
     # b is not routable yet (no status): a's route keeps only a
     shared_a = next(r for r in find(objects, "HTTPRoute", "a-kserve-route")["spec"]["rules"] if r["name"] == "v1-model-routing")
     assert [x["name"] for x in shared_a["backendRefs"]] == ["a-kserve-workload-svc"]
+
+
+def test_managed_dra() -> None:
+    # managed_dra_test.go: ResourceClaimTemplate <name>-managed-dra, pod claim managed-device on the first container
+    manifest = llmisvc("svc")
+    manifest["metadata"]["annotations"] = {"serving.kserve.io/exp-dra-device-class": "gpu.nvidia.com",
+                                           "serving.kserve.io/exp-dra-device-count": "2",
+                                           "serving.kserve.io/exp-dra-cel-selector": "device.attributes['a'] == 1\n\n"}  # fmt: skip
+    objects = render(manifest)
+    template = find(objects, "ResourceClaimTemplate", "svc-managed-dra")
+    assert template["spec"]["spec"]["devices"]["requests"] == [{"name": "device", "exactly": {
+        "deviceClassName": "gpu.nvidia.com", "count": 2, "selectors": [{"cel": {"expression": "device.attributes['a'] == 1"}}]}}]  # fmt: skip
+    pod = find(objects, "Deployment", "svc-kserve")["spec"]["template"]["spec"]
+    assert pod["resourceClaims"] == [{"name": "managed-device", "resourceClaimTemplateName": "svc-managed-dra"}]
+    assert container(pod)["resources"]["claims"] == [{"name": "managed-device"}]
+
+
+def test_managed_dra_annotations_are_validated() -> None:
+    from .helpers import problems
+
+    manifest = llmisvc("svc")
+    manifest["metadata"]["annotations"] = {"serving.kserve.io/exp-dra-device-count": "0"}
+    messages = {p.message for p in problems(manifest)}
+    assert any("exp-dra-device-class is required to enable managed DRA" in m for m in messages)
+    assert any("must be >= 1" in m for m in messages)
