@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import InputError
 from . import names as N
-from .combine import combine
+from .combine import combine, tokenizer_enabled
 from .common import Obj, finish, meta
 from .dra import claim_template
 from .dra import enabled as dra_enabled
@@ -63,7 +63,7 @@ def render_service(svc: LLMService, ctx: Any, store: ConfigStore, options: LLMOp
     out = Rendered(spec=spec, applied=combined.applied)
     if svc.annotations.get(STOP, "").lower() == "true":
         return out
-    out.objects += self_signed_certificate(svc, options)
+    out.objects += self_signed_certificate(svc, spec, options)
     if dra_enabled(svc):
         out.objects.append(claim_template(svc))
     out.objects += _workloads(svc, spec, ctx, out.notes)
@@ -93,17 +93,23 @@ def _workloads(svc: LLMService, spec: Spec, ctx: Any, notes: list[str]) -> list[
     return objects
 
 
-def self_signed_certificate(svc: LLMService, options: LLMOptions) -> list[Obj]:
+def self_signed_certificate(svc: LLMService, spec: Spec, options: LLMOptions) -> list[Obj]:
     """The ``<name>-kserve-self-signed-certs`` Secret the presets mount, as a cert-manager Certificate when asked.
 
     KServe's controller generates a self-signed key pair in-process (``workload_tls_self_signed.go``): random, so
-    not renderable. With ``selfSignedCertificate: cert-manager`` a Certificate with the same Secret name and the
-    Service DNS names is emitted; with ``none`` (default) the Secret is left to the cluster (see docs/llmisvc.md).
+    not renderable. With ``selfSignedCertificate: cert-manager`` a Certificate with the same Secret name, labels and
+    the DNS names of ``collectDNSNames`` (plus ``127.0.0.1``; pod IPs are live) is emitted; with ``none`` (default)
+    the Secret is left to the cluster (see docs/llmisvc.md).
     """
     if options.self_signed_certificate != "cert-manager":
         return []
-    hosts = [N.workload_service(svc.name), N.epp_service(svc.name), N.tokenizer(svc.name)]
-    dns = [f"{h}.{svc.namespace}.svc.{options.cluster_domain}" for h in hosts] + [f"{h}.{svc.namespace}.svc" for h in hosts] + ["localhost"]
+    hosts = [N.workload_service(svc.name)]
+    picker = get_path(spec, "router", "scheduler", "pool", "spec", "endpointPickerRef", "name")
+    if get_path(spec, "router", "scheduler", "pool") is not None and picker:
+        hosts.append(str(picker))
+    if tokenizer_enabled(spec):
+        hosts.append(N.tokenizer(svc.name))
+    dns = ["localhost"] + [name for h in hosts for name in (f"{h}.{svc.namespace}.svc.{options.cluster_domain}", f"{h}.{svc.namespace}.svc")]
     kind, issuer = options.cert_manager_issuer
     secret = N.self_signed_secret(svc.name)
     return [finish({
