@@ -118,6 +118,8 @@ def status(
                 sys.stdout.write(f"  {comp}: {info.get('url', '')}\n")
             for extra in st.get("addresses", []):  # LLMInferenceService: every address KServe lists
                 sys.stdout.write(f"  addresses: {extra.get('url', '')}\n")
+            if st.get("path"):  # LLMInferenceService behind a Gateway whose address is not given
+                sys.stdout.write(f"  path: {st['path']} (on {', '.join(st.get('router', {}).get('gateways', []))})\n")
 
     _run(body)
 
