@@ -25,8 +25,9 @@ def _spec(kind: int, i: int) -> dict[str, Any]:
 
 def llmisvcs(count: int) -> list[dict[str, Any]]:
     """``count`` LLMInferenceServices in ten namespaces, topologies in rotation."""
-    return [
-        {"apiVersion": "serving.kserve.io/v1alpha2", "kind": "LLMInferenceService",
-         "metadata": {"name": f"llm-{i}", "namespace": f"team-{i % 10}"}, "spec": _spec(i % 3, i)}  # fmt: skip
-        for i in range(count)
-    ]
+    return [_service(i) for i in range(count)]
+
+
+def _service(i: int) -> dict[str, Any]:
+    meta = {"name": f"llm-{i}", "namespace": f"team-{i % 10}"}
+    return {"apiVersion": "serving.kserve.io/v1alpha2", "kind": "LLMInferenceService", "metadata": meta, "spec": _spec(i % 3, i)}
