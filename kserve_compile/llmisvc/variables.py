@@ -279,25 +279,70 @@ def _index(spec: Spec) -> tuple[tuple[_Path, str], ...]:
     return tuple(found)
 
 
+_GROUP_DEPTH = 3  # subtrees this deep (e.g. template.containers[0]) are rebuilt, and cached, as a whole
+_SUBTREES: dict[tuple[int, _Path, tuple[Any, ...]], tuple[Spec, Any]] = {}  # the spec is kept with its entry: ids stay its own
+
+
 def render_spec(spec: Spec, data: Struct, digests: dict[str, Any]) -> Spec:
     """``spec`` with its template strings executed; unchanged parts are shared, not copied.
 
-    Raises ``Unbalanced`` when a string cannot be executed on its own (see :func:`replace_variables`)."""
+    Each subtree holding templates (``template.containers[0]``, ``router.scheduler.pool`` …) is rebuilt once per
+    distinct set of values its templates read, and shared between services after that (nothing mutates a rendered
+    config: the merge copies what it takes). Raises ``Unbalanced`` when a string cannot be executed on its own (see
+    :func:`replace_variables`)."""
     index = _index(spec)
     if not index:
         return spec
-    tree: dict[Any, Any] = {}
+    groups: dict[_Path, list[tuple[_Path, str]]] = {}
     for path, escaped in index:
+        groups.setdefault(path[:_GROUP_DEPTH], []).append((path, escaped))
+    tree: dict[Any, Any] = {}
+    for prefix, entries in groups.items():
+        key = (id(spec), prefix, tuple(_digest(escaped, data, digests) for _, escaped in entries))
+        hit = _SUBTREES.get(key)
+        if hit is not None and hit[0] is spec:
+            subtree = hit[1]
+        else:
+            subtree = _render_group(spec, prefix, entries, data, digests)
+            if len(_SUBTREES) > 16384:
+                _SUBTREES.clear()
+            _SUBTREES[key] = (spec, subtree)
+        node = tree
+        for part in prefix[:-1]:
+            node = node.setdefault(part, {})
+        node[prefix[-1]] = _Leaf(subtree)
+    return _apply(spec, tree)
+
+
+def _digest(escaped: str, data: Struct, digests: dict[str, Any]) -> tuple[Any, ...]:
+    template = _parsed(escaped)
+    out = []
+    for chain in template.chains:
+        if chain not in digests:
+            digests[chain] = template.digest(chain, data)
+        out.append(digests[chain])
+    return tuple(out)
+
+
+def _render_group(spec: Spec, prefix: _Path, entries: list[tuple[_Path, str]], data: Struct, digests: dict[str, Any]) -> Any:
+    node: Any = spec
+    for part in prefix:
+        node = node[part]
+    tree: dict[Any, Any] = {}
+    for path, escaped in entries:
         text = _render_escaped(escaped, data, digests)
         try:
             value = json.loads('"' + text + '"') if "\\" in text or '"' in text else text
         except json.JSONDecodeError:
             raise Unbalanced from None  # output that is not a JSON string body: only the whole document decides
-        node = tree
-        for key in path[:-1]:
-            node = node.setdefault(key, {})
-        node[path[-1]] = _Leaf(value)
-    return _apply(spec, tree)
+        rest = path[len(prefix):]
+        if not rest:
+            return value
+        leaf = tree
+        for part in rest[:-1]:
+            leaf = leaf.setdefault(part, {})
+        leaf[rest[-1]] = _Leaf(value)
+    return _apply(node, tree)
 
 
 class _Leaf:

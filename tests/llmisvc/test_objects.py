@@ -243,3 +243,17 @@ def test_managed_dra_annotations_are_validated() -> None:
     messages = {p.message for p in problems(manifest)}
     assert any("exp-dra-device-class is required to enable managed DRA" in m for m in messages)
     assert any("must be >= 1" in m for m in messages)
+
+
+def test_shared_rendering_keeps_each_service_its_own_values() -> None:
+    # rendered preset subtrees are reused between services only when every value their templates read is equal
+    a = llmisvc("a", model={"uri": "pvc://m/x", "name": "same"})
+    b = llmisvc("b", model={"uri": "pvc://m/x", "name": "same"})
+    c = llmisvc("c", "other-ns", model={"uri": "pvc://m/x", "name": "different"})
+    objects = render(a, b, c)
+    pods = {n: find(objects, "Deployment", f"{n}-kserve")["spec"]["template"]["spec"] for n in "abc"}
+    secrets = {n: next(v["secret"]["secretName"] for v in pods[n]["volumes"] if v["name"] == "tls-certs") for n in "abc"}
+    assert secrets == {"a": "a-kserve-self-signed-certs", "b": "b-kserve-self-signed-certs", "c": "c-kserve-self-signed-certs"}
+    scripts = {n: container(pods[n])["command"][2] for n in "abc"}
+    assert scripts["a"] == scripts["b"] and '"publishers/llm-test/models/same"' in scripts["a"]
+    assert '"publishers/other-ns/models/different"' in scripts["c"]
