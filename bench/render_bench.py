@@ -6,6 +6,10 @@ measured in the same run — the libyaml emission floor (PyYAML CSafeDumper over
 
 Targets: 1,000 isvcs → YAML in ≤ 1.0 s in-process and ≤ 1.5× the libyaml floor; `render` of one isvc ≤ 0.25 s wall
 from process start. Figures are medians; machines here are small and shared, so ratios are the figures to trust.
+
+LLM workload (issue 13, bench/llm_workload.py: single node with router, prefill/decode, multi-node data parallel):
+1,000 LLMInferenceServices → YAML within 2× the InferenceService figure measured in the same run, and `render` of
+one LLMInferenceService within the one-isvc CLI budget (and next to the one-isvc figure of the same run).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
 import yaml  # noqa: E402
+from llm_workload import llmisvcs  # noqa: E402
 from workload import isvcs  # noqa: E402
 
 from kserve_compile.api import render_objects  # noqa: E402
@@ -63,6 +68,9 @@ def main() -> None:
     t_compile_only = median_time(lambda: render_objects(manifests), args.rounds)
     t_emit = median_time(lambda: dump_yaml(objects), args.rounds)
     t_floor = median_time(lambda: yaml.dump_all(objects, Dumper=yaml.CSafeDumper, sort_keys=True), args.rounds)
+    llm_manifests = llmisvcs(args.count)
+    llm_objects = render_objects(llm_manifests)
+    t_llm = median_time(lambda: dump_yaml(render_objects(llm_manifests)), args.rounds)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
     rows = [
@@ -71,6 +79,7 @@ def main() -> None:
         ("  of which compile (objects only)", t_compile_only),
         ("  of which our emitter (same objects)", t_emit),
         ("baseline: PyYAML CSafeDumper, same objects (libyaml floor)", t_floor),
+        (f"LLM: {args.count} LLMInferenceServices ({len(llm_objects)} objects) → YAML, in-process", t_llm),
     ]
 
     # A pip install byte-compiles the package; an editable checkout (or PYTHONDONTWRITEBYTECODE=1) may not have
@@ -86,10 +95,14 @@ def main() -> None:
         cli = [sys.executable, str(ROOT / "cli.py"), "render"]
         t_cli = median_time(lambda: subprocess.run(cli + [str(path)], check=True, capture_output=True), max(3, args.rounds // 2))
         t_one = median_time(lambda: subprocess.run(cli + [str(one)], check=True, capture_output=True), args.rounds)
+        one_llm = Path(tmp) / "one-llm.yaml"
+        one_llm.write_text(dump_yaml(llm_manifests[:1]))
+        t_one_llm = median_time(lambda: subprocess.run(cli + [str(one_llm)], check=True, capture_output=True), args.rounds)
         t_python = median_time(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True), args.rounds)
         rows += [
             (f"CLI: kserve-compile render of {args.count} isvcs (process start to exit)", t_cli),
             ("CLI: kserve-compile render of 1 isvc (process start to exit)", t_one),
+            ("CLI: kserve-compile render of 1 LLMInferenceService (process start to exit)", t_one_llm),
             ("  python -c pass (interpreter start, for scale)", t_python),
         ]
         t_kustomize = None
@@ -116,6 +129,10 @@ def main() -> None:
     print(f"  one-isvc CLI wall: {t_one:.3f} s  (target ≤ 0.25 s)  {'MET' if t_one <= 0.25 else 'NOT MET'}")
     if t_kustomize:
         print(f"  kubectl kustomize / ours (same objects): {t_kustomize / t_ours_subset:.1f}×")
+    print(f"  LLM / InferenceService, {args.count} each → YAML in-process: {t_llm / t_render:.2f}×  (target ≤ 2×)  "
+          f"{'MET' if t_llm <= 2 * t_render else 'NOT MET'}")
+    print(f"  one-LLMInferenceService CLI wall: {t_one_llm:.3f} s, {t_one_llm / t_one:.2f}× the one-isvc figure  "
+          f"(target ≤ 0.25 s)  {'MET' if t_one_llm <= 0.25 else 'NOT MET'}")
 
 
 if __name__ == "__main__":

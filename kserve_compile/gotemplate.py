@@ -18,7 +18,7 @@ from typing import Any
 
 NO_VALUE = "<no value>"
 
-_ACTION = re.compile(r"\{\{(-\s)?(.*?)(\s-)?\}\}", re.S)
+_ACTION = re.compile(r"\{\{(-\s)?(.*?)(\s-)?\}\}", re.DOTALL)
 _FIELD_CHAIN = re.compile(r"^(\.[A-Za-z_][A-Za-z0-9_]*)+$|^\.$")
 _STRING = re.compile(r'^"((?:[^"\\]|\\.)*)"$')
 _HTML_ESCAPES = str.maketrans(
@@ -171,3 +171,344 @@ def object_meta_data(name: str, namespace: str, labels: Mapping[str, str], annot
         ResourceVersion="",
         Generation=0,
     )
+
+
+# --- the control-flow subset: ``if``/``else``/``end``, function calls, ``and``/``or``/``not`` ---------------------
+#
+# LLMInferenceServiceConfig presets are executed as one Go ``text/template`` with ``missingkey=error``
+# (``ReplaceVariables`` in KServe's llmisvc controller). Supported: ``{{ if P }}…{{ else if P }}…{{ else }}…{{ end }}``,
+# pipelines of one command (or ``a | f``), operands (field chains, ``"…"`` and backquoted strings, integers, ``nil``,
+# ``true``/``false``, parentheses), the builtins ``and``/``or`` (lazy, as since Go 1.18), ``not``, ``eq``, ``ne``,
+# ``len``, ``index`` and caller-supplied functions. Go semantics kept: a nil pointer is false and cannot be walked
+# through; a pointer to a scalar (:class:`GoPtr`) is true even when it points at zero, and prints its value.
+
+
+class GoPtr:
+    """A non-nil pointer to a scalar: true in ``if``/``and``/``or`` whatever it points at; prints the value."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GoPtr) and other.value == self.value
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __repr__(self) -> str:
+        return f"GoPtr({self.value!r})"
+
+
+class TemplateError(ValueError):
+    """Raised when a template cannot be parsed or executed; the message reads like Go's."""
+
+
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|`[^`]*`|[()|]|[^\s()|]+')
+_INT = re.compile(r"^[+-]?\d+$")
+
+
+@dataclass(frozen=True)
+class _Cmd:
+    words: tuple[Any, ...]  # each a token string or a nested _Pipe
+
+
+@dataclass(frozen=True)
+class _Pipe:
+    cmds: tuple[_Cmd, ...]
+
+
+@dataclass
+class _If:
+    branches: list[tuple[_Pipe | None, list[Any]]]
+
+
+def _tokens(body: str, action: str) -> list[str]:
+    return _TOKEN.findall(body)
+
+
+def _pipe(tokens: list[str], pos: int, action: str) -> tuple[_Pipe, int]:
+    cmds: list[_Cmd] = []
+    words: list[Any] = []
+    while pos < len(tokens) and tokens[pos] != ")":
+        tok = tokens[pos]
+        if tok == "|":
+            if not words:
+                raise TemplateError(f"template: missing command before | in {action!r}")
+            cmds.append(_Cmd(tuple(words)))
+            words = []
+            pos += 1
+        elif tok == "(":
+            inner, pos = _pipe(tokens, pos + 1, action)
+            if pos >= len(tokens):
+                raise TemplateError(f"template: unclosed left paren in {action!r}")
+            words.append(inner)
+            pos += 1
+        else:
+            words.append(tok)
+            pos += 1
+    if not words:
+        raise TemplateError(f"template: missing value for command in {action!r}")
+    cmds.append(_Cmd(tuple(words)))
+    return _Pipe(tuple(cmds)), pos
+
+
+def _parse_pipe(body: str, action: str) -> _Pipe:
+    tokens = _tokens(body, action)
+    pipe, pos = _pipe(tokens, 0, action)
+    if pos != len(tokens):
+        raise TemplateError(f"template: unexpected ) in {action!r}")
+    return pipe
+
+
+def _parse_tree(source: str) -> list[Any]:
+    root: list[Any] = []
+    stack: list[tuple[_If, list[Any]]] = []
+    current = root
+    pos = 0
+    for match in _ACTION.finditer(source):
+        text = source[pos : match.start()]
+        if match.group(1):
+            text = text.rstrip(" \t\r\n")
+        if text:
+            current.append(text)
+        pos = match.end()
+        if match.group(3):
+            rest = source[pos:]
+            pos += len(rest) - len(rest.lstrip(" \t\r\n"))
+        body = match.group(2).strip()
+        action = match.group(0)
+        if body.startswith("/*"):
+            continue
+        head, _, rest_body = body.partition(" ")
+        if head == "if":
+            node = _If([(_parse_pipe(rest_body, action), [])])
+            current.append(node)
+            stack.append((node, current))
+            current = node.branches[-1][1]
+        elif head == "else":
+            if not stack:
+                raise TemplateError(f"template: unexpected {{{{else}}}} in {action!r}")
+            node = stack[-1][0]
+            cond = rest_body.strip()
+            if cond.startswith("if "):
+                node.branches.append((_parse_pipe(cond[3:], action), []))
+            elif cond:
+                raise TemplateError(f"template: unsupported else clause in {action!r}")
+            else:
+                node.branches.append((None, []))
+            current = node.branches[-1][1]
+        elif head == "end":
+            if not stack:
+                raise TemplateError(f"template: unexpected {{{{end}}}} in {action!r}")
+            current = stack.pop()[1]
+        elif head in ("range", "with", "define", "template", "block"):
+            raise TemplateError(f"template: unsupported action {head!r} in {action!r}")
+        else:
+            current.append((_parse_pipe(body, action), action))
+    tail = source[pos:]
+    if "{{" in tail:
+        raise TemplateError(f"template: unclosed action in {tail[:40]!r}")
+    if stack:
+        raise TemplateError("template: unexpected EOF: an {{if}} has no {{end}}")
+    if tail:
+        current.append(tail)
+    return root
+
+
+def go_truth(value: Any) -> bool:
+    """Go's ``template.IsTrue``."""
+    if value is None:
+        return False
+    if isinstance(value, GoPtr):
+        return True
+    if isinstance(value, Struct):
+        return True
+    if isinstance(value, (bool, int, float, str, list, tuple, dict)):
+        return bool(value)
+    return True
+
+
+def go_print(value: Any) -> str:
+    """How ``text/template`` prints a value (``fmt.Print``; pointers to scalars print what they point at)."""
+    if isinstance(value, GoPtr):
+        value = value.value
+    if value is None:
+        return "<nil>"
+    return _print(value)
+
+
+class GoTextTemplate:
+    """A parsed ``text/template`` of the control-flow subset above; executes with ``missingkey=error``."""
+
+    def __init__(self, source: str, funcs: Mapping[str, Any] | None = None) -> None:
+        self.funcs = dict(funcs or {})
+        self._tree = _parse_tree(source)
+        self.chains: tuple[str, ...] = tuple(sorted(_chains(self._tree)))
+
+    def digest(self, chain: str, data: Any) -> Any:
+        """A hashable digest of what ``chain`` reads from ``data``: data whose digests agree for every chain in
+        :attr:`chains` render the same text, since the functions are pure (a value may narrow its own digest with a
+        ``template_digest`` method)."""
+        return _freeze(_lenient_fields(chain, data))
+
+    def render(self, data: Any) -> str:
+        out: list[str] = []
+        self._walk(self._tree, data, out)
+        return "".join(out)
+
+    def _walk(self, nodes: list[Any], data: Any, out: list[str]) -> None:
+        for node in nodes:
+            if isinstance(node, str):
+                out.append(node)
+            elif isinstance(node, _If):
+                for cond, body in node.branches:
+                    if cond is None or go_truth(self._pipe(cond, data, "if")):
+                        self._walk(body, data, out)
+                        break
+            else:
+                pipe, action = node
+                out.append(go_print(self._pipe(pipe, data, action)))
+
+    def _pipe(self, pipe: _Pipe, data: Any, action: str) -> Any:
+        value: Any = _MISSING
+        for cmd in pipe.cmds:
+            value = self._cmd(cmd, data, action, value)
+        return value
+
+    def _cmd(self, cmd: _Cmd, data: Any, action: str, piped: Any) -> Any:
+        head, args = cmd.words[0], list(cmd.words[1:])
+        extra = [] if piped is _MISSING else [piped]
+        if isinstance(head, str) and head in ("and", "or"):
+            thunks = [lambda a=a: self._operand(a, data, action) for a in args] + [lambda v=v: v for v in extra]
+            if not thunks:
+                raise TemplateError(f"template: {action}: wrong number of args for {head}: want at least 1 got 0")
+            want = head == "or"
+            value = None
+            for thunk in thunks:
+                value = thunk()
+                if go_truth(value) == want:
+                    return value
+            return value
+        if isinstance(head, str) and (head in self.funcs or head in _BUILTINS):
+            values = [self._operand(a, data, action) for a in args] + extra
+            fn = self.funcs.get(head) or _BUILTINS[head]
+            try:
+                return fn(*values)
+            except TemplateError:
+                raise
+            except (TypeError, ValueError) as exc:
+                raise TemplateError(f"template: {action}: error calling {head}: {exc}") from None
+        if isinstance(head, str) and re.match(r"^[A-Za-z_]\w*$", head) and head not in ("nil", "true", "false"):
+            raise TemplateError(f'template: {action}: function "{head}" not defined')
+        if args or extra:
+            raise TemplateError(f"template: {action}: {head} is not a function")
+        return self._operand(head, data, action)
+
+    def _operand(self, word: Any, data: Any, action: str) -> Any:
+        if isinstance(word, _Pipe):
+            return self._pipe(word, data, action)
+        if word == "nil":
+            return None
+        if word in ("true", "false"):
+            return word == "true"
+        if word.startswith("`"):
+            return word[1:-1]
+        if word.startswith('"'):
+            return _unquote(word)
+        if _INT.match(word):
+            return int(word)
+        if word.startswith("."):
+            return _walk_fields(word, data, action)
+        if word in self.funcs or word in _BUILTINS:
+            return self._cmd(_Cmd((word,)), data, action, _MISSING)
+        raise TemplateError(f'template: {action}: function "{word}" not defined')
+
+
+def _chains(nodes: list[Any]) -> set[str]:
+    out: set[str] = set()
+
+    def from_pipe(pipe: _Pipe) -> None:
+        for cmd in pipe.cmds:
+            for word in cmd.words:
+                if isinstance(word, _Pipe):
+                    from_pipe(word)
+                elif word.startswith("."):
+                    out.add(word)
+
+    for node in nodes:
+        if isinstance(node, _If):
+            for cond, body in node.branches:
+                if cond is not None:
+                    from_pipe(cond)
+                out.update(_chains(body))
+        elif isinstance(node, tuple):
+            from_pipe(node[0])
+    return out
+
+
+def _lenient_fields(chain: str, data: Any) -> Any:
+    try:
+        return _walk_fields(chain, data, "")
+    except TemplateError:
+        return _MISSING
+
+
+def _freeze(value: Any) -> Any:
+    narrow = getattr(value, "template_digest", None)
+    if narrow is not None:
+        return narrow()
+    if isinstance(value, Mapping):
+        return (type(value).__name__, tuple(sorted((k, _freeze(v)) for k, v in value.items())))
+    if isinstance(value, (list, tuple)):
+        return ("list", tuple(_freeze(v) for v in value))
+    if isinstance(value, GoPtr):
+        return ("ptr", _freeze(value.value))
+    if value is _MISSING:
+        return ("missing",)
+    return (type(value).__name__, value)
+
+
+def _walk_fields(chain: str, data: Any, action: str) -> Any:
+    value = data
+    if chain == ".":
+        return value
+    for name in chain.split(".")[1:]:
+        if value is None:
+            raise TemplateError(f"template: {action}: nil pointer evaluating .{name}")
+        if isinstance(value, Struct):
+            if name not in value:
+                raise TemplateError(f"template: {action}: can't evaluate field {name}")
+            value = value[name]
+        elif isinstance(value, Mapping):
+            if name not in value:
+                raise TemplateError(f'template: {action}: map has no entry for key "{name}"')
+            value = value[name]
+        else:
+            raise TemplateError(f"template: {action}: can't evaluate field {name} in type {type(value).__name__}")
+    return value
+
+
+def _scalar(value: Any) -> Any:
+    return value.value if isinstance(value, GoPtr) else value
+
+
+def _index(container: Any, *keys: Any) -> Any:
+    for key in keys:
+        if isinstance(container, Mapping):
+            container = container.get(key)
+        elif isinstance(container, (list, tuple)):
+            container = container[int(key)]
+        else:
+            raise TypeError(f"can't index item of type {type(container).__name__}")
+    return container
+
+
+_BUILTINS: dict[str, Any] = {
+    "not": lambda v: not go_truth(v),
+    "eq": lambda a, *bs: any(_scalar(a) == _scalar(b) for b in bs),
+    "ne": lambda a, b: _scalar(a) != _scalar(b),
+    "len": lambda v: len(v),
+    "index": _index,
+}

@@ -50,6 +50,10 @@ SUPPORTED_KINDS: dict[tuple[str, str], str] = {
     (C.V1ALPHA1, C.KIND_LOCAL_MODEL_NODE_GROUP): "localmodel",
     (C.V1ALPHA1, C.KIND_LOCAL_MODEL_NODE): "localmodel",
     ("v1", C.KIND_NODE): "localmodel",
+    (C.V1ALPHA2, C.KIND_LLMISVC): "llm",
+    (C.V1ALPHA1, C.KIND_LLMISVC): "llm",
+    (C.V1ALPHA2, C.KIND_LLMISVC_CONFIG): "llm",
+    (C.V1ALPHA1, C.KIND_LLMISVC_CONFIG): "llm",
 }
 
 
@@ -173,7 +177,8 @@ def classify(docs: Sequence[Document]) -> dict[str, list[Document]]:
                                         "kserve-compile reads InferenceService (serving.kserve.io/v1beta1), ServingRuntime, "
                                         "ClusterServingRuntime, ClusterStorageContainer, InferenceGraph, TrainedModel, "
                                         "LocalModelCache, LocalModelNamespaceCache, LocalModelNodeGroup, LocalModelNode "
-                                        "(serving.kserve.io/v1alpha1), "
+                                        "(serving.kserve.io/v1alpha1), LLMInferenceService, LLMInferenceServiceConfig "
+                                        "(serving.kserve.io/v1alpha2, v1alpha1), "
                                         "the inferenceservice-config ConfigMap, ServiceAccount, Secret and Node", "kind"))
             continue
         if group == "configmap" and doc.name != C.CONFIGMAP_NAME:
@@ -218,6 +223,9 @@ class Context:
     trained: dict[tuple[str, str], list[TrainedModel]] = field(default_factory=dict)
     ca_bundle: dict[str, Any] | None = None  # the CA-bundle source ConfigMap named by storageInitializer config
     local_models: LocalModelInputs | None = None  # caches, node groups, Nodes; None when the inputs have none
+    llm_docs: list[Document] = field(default_factory=list)  # LLMInferenceService(Config) documents
+    llm_configmaps: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # scheduler config ConfigMaps
+    config_data: dict[str, Any] | None = None  # the inferenceservice-config data as given (or KServe's shipped one)
 
 
 def prepare(docs: Sequence[Document]) -> Context:
@@ -278,13 +286,29 @@ def prepare(docs: Sequence[Document]) -> Context:
 
         graphs = _typed(groups["graph"], InferenceGraph, problems)
         trained = _trained_models(_typed(groups["trained"], TrainedModel, problems), seen, problems)
-    ca_bundle = _ca_bundle_source(groups["other_configmap"], config, problems)
+    llm_configmaps, other_configmaps = _llm_configmaps(groups["llm"], groups["other_configmap"])
+    ca_bundle = _ca_bundle_source(other_configmaps, config, problems)
+    config_data = (groups["configmap"][0].data.get("data") or {}) if groups["configmap"] else embedded_configmap()["data"]
     local_models = None
     if groups["localmodel"]:
         from .localmodel.collect import collect
 
         local_models = collect(groups["localmodel"], _model, problems)
-    return Context(config, runtimes, cluster, isvcs, problems, graphs, trained, ca_bundle, local_models)
+    return Context(
+        config, runtimes, cluster, isvcs, problems, graphs, trained, ca_bundle, local_models,
+        groups["llm"], llm_configmaps, config_data,
+    )
+
+
+def _llm_configmaps(llm: Sequence[Document], configmaps: Sequence[Document]) -> tuple[dict[tuple[str, str], dict[str, Any]], list[Document]]:
+    """ConfigMaps an LLMInferenceService's scheduler ``config.ref`` names, and the rest."""
+    if not llm:
+        return {}, list(configmaps)
+    from .llmisvc import referenced_configmaps
+
+    wanted = referenced_configmaps(llm)
+    found = {(d.namespace or "default", d.name): d.data for d in configmaps if (d.namespace or "default", d.name) in wanted}
+    return found, [d for d in configmaps if (d.namespace or "default", d.name) not in found]
 
 
 def _ca_bundle_source(docs: Sequence[Document], config: KServeConfig, problems: list[Problem]) -> dict[str, Any] | None:

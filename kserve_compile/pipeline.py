@@ -102,8 +102,11 @@ def compile_documents(docs: Sequence[Document]) -> Result:
         objects += _graphs(ctx, compiled_isvcs, problems)
     if ctx.local_models is not None:
         objects += _local_models(ctx, compiled_isvcs, problems, warnings)
+    llm_namespaces: set[str] = set()
+    if ctx.llm_docs:
+        objects += _llm_services(ctx, problems, warnings, llm_namespaces)
     try:
-        objects += ca_bundle_config_maps(ctx, {c.plan.isvc.metadata.namespace for c in compiled_isvcs})
+        objects += ca_bundle_config_maps(ctx, {c.plan.isvc.metadata.namespace for c in compiled_isvcs} | llm_namespaces)
     except CompileError as exc:
         problems.extend(exc.problems)
     if problems:
@@ -143,6 +146,18 @@ def _local_models(ctx: Context, compiled: Sequence[Compiled], problems: list[Pro
         return []
     warnings.extend(more)
     return objects
+
+
+def _llm_services(ctx: Context, problems: list[Problem], warnings: list[Problem], namespaces: set[str]) -> list[dict[str, Any]]:
+    """LLMInferenceServices, rendered by ``kserve_compile.llmisvc`` against the same config and live objects; their
+    namespaces get the CA bundle copy too (the llmisvc controller runs the same CA-bundle reconciler)."""
+    from .llmisvc import LLMContext, render_llm_services
+
+    result = render_llm_services(ctx.llm_docs, LLMContext(ctx.config, ctx.cluster, ctx.config_data, ctx.llm_configmaps))
+    problems.extend(result.problems)
+    warnings.extend(result.warnings)
+    namespaces.update(svc.namespace for svc, _ in result.services)
+    return result.objects
 
 
 # --- one InferenceService ------------------------------------------------------------------------------------------

@@ -23,6 +23,12 @@ def status_of_documents(docs: Sequence[Document]) -> list[tuple[str, dict[str, A
             problems.append(doc.problem(exc.message, exc.path))
             continue
         rows.append((f"{isvc.metadata.namespace}/{isvc.metadata.name}", {"deploymentMode": plan.mode, **status}))
+    if ctx.llm_docs:
+        from .llmisvc import LLMContext, llm_status_rows
+
+        llm_rows, llm_problems = llm_status_rows(ctx.llm_docs, LLMContext(ctx.config, ctx.cluster, ctx.config_data, ctx.llm_configmaps))
+        rows += llm_rows
+        problems += llm_problems
     if problems:
         raise CompileError(problems)
     return rows

@@ -56,7 +56,11 @@ from kserve_compile.apply.workqueue import RateLimitedQueue
 __all__ = ["PERMISSIONS", "Daemon", "DaemonConfig", "Metrics", "shard_lease_name"]
 
 log = logging.getLogger("kserve_compile.daemon")
-INPUT_KINDS = frozenset({C.KIND_ISVC, C.KIND_SR, C.KIND_CSR, C.KIND_IG, C.KIND_CSC, "ServiceAccount", "Secret"})
+INPUT_KINDS = frozenset({C.KIND_ISVC, C.KIND_SR, C.KIND_CSR, C.KIND_IG, C.KIND_CSC, "ServiceAccount", "Secret",
+                         C.KIND_LLMISVC, C.KIND_LLMISVC_CONFIG})
+# The kinds the daemon reconciles: queue key kind → (object kind, ApplySet parent infix)
+RECONCILED = {"isvc": (C.KIND_ISVC, ""), "ig": (C.KIND_IG, ".inferencegraph"), "llm": (C.KIND_LLMISVC, ".llminferenceservice")}
+KEY_OF_KIND = {kind: key for key, (kind, _) in RECONCILED.items()}
 Item = tuple[str, str, str]  # ("isvc" | "ig", namespace, name)
 
 
@@ -181,8 +185,15 @@ class Daemon:
         self.accounts = NamedInformers(lambda ns, n: self._named("ServiceAccount", ns, n), self.stop)
         self.secrets = NamedInformers(lambda ns, n: self._named("Secret", ns, n), self.stop)
         self.storage_containers = self._optional("serving.kserve.io/v1alpha1", C.KIND_CSC)
+        # LLMInferenceServices and their configs, where the cluster serves the kinds
+        self.llms = self._optional_group(C.V1ALPHA2, C.KIND_LLMISVC, scoped, self._on_llm, cfg.selector)
+        self.llm_configs = self._optional_group(C.V1ALPHA2, C.KIND_LLMISVC_CONFIG, scoped, self._on_llm_config)
+        if cfg.namespaces and C.KSERVE_NAMESPACE not in cfg.namespaces:  # KServe's shared presets live there
+            self.llm_configs.parts += self._optional_group(C.V1ALPHA2, C.KIND_LLMISVC_CONFIG, (C.KSERVE_NAMESPACE,),
+                                                           self._on_llm_config).parts
         self.fixed: list[Informer] = [*self.isvcs.parts, *self.graphs.parts, *self.runtimes.parts,
-                                      self.cluster_runtimes, self.configmaps, *self.storage_containers]
+                                      self.cluster_runtimes, self.configmaps, *self.storage_containers,
+                                      *self.llms.parts, *self.llm_configs.parts]
         self.fixed += self._child_informers(scoped)
 
     # --- informers --------------------------------------------------------------------------------
@@ -204,6 +215,19 @@ class Daemon:
             return [self._informer(api_version, kind, "", self._on_global)]
         except ApiError:
             return []
+
+    def _optional_group(self, api_version: str, kind: str, namespaces: Sequence[str],
+                        handler: Callable[[str, Obj], None], label_selector: str = "") -> InformerGroup:
+        """A namespaced input informer group, empty where the cluster does not serve the kind."""
+        try:
+            self.kube.resource(api_version, kind)
+        except ApiError:
+            return InformerGroup([])
+        return self._group(api_version, kind, namespaces, handler, label_selector)
+
+    def objects(self, key_kind: str) -> InformerGroup:
+        """The informer cache of a reconciled kind ("isvc", "ig", "llm")."""
+        return {"isvc": self.isvcs, "ig": self.graphs, "llm": self.llms}[key_kind]
 
     def _named(self, kind: str, namespace: str, name: str) -> Informer:
         return self._informer("v1", kind, namespace, self._on_credential, field_selector=f"metadata.name={name}")
@@ -236,6 +260,18 @@ class Daemon:
 
     def _on_graph(self, event: str, obj: Obj) -> None:
         self._enqueue_if_spec_changed("ig", event, obj)
+
+    def _on_llm(self, event: str, obj: Obj) -> None:
+        self._enqueue_if_spec_changed("llm", event, obj)
+
+    def _on_llm_config(self, event: str, obj: Obj) -> None:
+        """A config can change the services of its namespace; one in ``kserve`` any service."""
+        if event == "SYNC":
+            return
+        ns = (obj.get("metadata") or {}).get("namespace", "")
+        for llm in self.llms.items():
+            if ns == C.KSERVE_NAMESPACE or llm["metadata"].get("namespace") == ns:
+                self.queue.add(("llm", llm["metadata"].get("namespace", ""), llm["metadata"]["name"]))
 
     def _enqueue_if_spec_changed(self, kind: str, event: str, obj: Obj) -> None:
         meta = obj.get("metadata") or {}
@@ -271,8 +307,8 @@ class Daemon:
         if event == "SYNC" or (event != "DELETED" and self.record.is_own_write(key_of(obj), obj)):
             return
         for ref in (obj.get("metadata") or {}).get("ownerReferences") or []:
-            if ref.get("controller") and ref.get("kind") in (C.KIND_ISVC, C.KIND_IG):
-                kind = "isvc" if ref["kind"] == C.KIND_ISVC else "ig"
+            if ref.get("controller") and ref.get("kind") in KEY_OF_KIND:
+                kind = KEY_OF_KIND[ref["kind"]]
                 self.queue.add((kind, (obj.get("metadata") or {}).get("namespace", ""), str(ref.get("name"))))
 
     def _enqueue_namespace(self, namespace: str) -> None:
@@ -281,9 +317,9 @@ class Daemon:
                 self.queue.add(("isvc", isvc["metadata"].get("namespace", ""), isvc["metadata"]["name"]))
 
     def resync(self) -> None:
-        """Enqueue every InferenceService and InferenceGraph (drift repair)."""
-        for kind, group in (("isvc", self.isvcs), ("ig", self.graphs)):
-            for obj in group.items():
+        """Enqueue every InferenceService, InferenceGraph and LLMInferenceService (drift repair)."""
+        for kind in RECONCILED:
+            for obj in self.objects(kind).items():
                 self.queue.add((kind, obj["metadata"].get("namespace", ""), obj["metadata"]["name"]))
 
     # --- readiness ----------------------------------------------------------------------------------
@@ -353,7 +389,7 @@ class Daemon:
         return ok
 
     def _report_failure(self, item: Item, reason: str, message: str) -> None:
-        obj = (self.isvcs if item[0] == "isvc" else self.graphs).get((item[1], item[2]))
+        obj = self.objects(item[0]).get((item[1], item[2]))
         if obj is None or not self.is_leader():
             return
         self.events.event(obj, WARNING, reason, message)
@@ -364,7 +400,7 @@ class Daemon:
                 log.exception("cannot write the failure status of %s/%s", item[1], item[2])
 
     def reconcile(self, kind: str, namespace: str, name: str) -> ApplyReport | None:
-        obj = (self.isvcs if kind == "isvc" else self.graphs).get((namespace, name))
+        obj = self.objects(kind).get((namespace, name))
         if obj is None or not self.is_leader():
             return None
         configmap = self.configmap()
@@ -386,7 +422,7 @@ class Daemon:
 
     def _rerender_if_newer(self, kind: str, rendered: Obj) -> None:
         """A spec that changed while we worked is rendered again now, not at the next resync."""
-        current = (self.isvcs if kind == "isvc" else self.graphs).get(ident(rendered))
+        current = self.objects(kind).get(ident(rendered))
         generation = lambda o: (o.get("metadata") or {}).get("generation")
         if current is not None and generation(current) != generation(rendered):
             self.metrics.inc("stale_renders_total")
@@ -399,6 +435,9 @@ class Daemon:
         if obj.get("kind") == C.KIND_ISVC:
             inputs += credential_inputs(obj, configmap, self.accounts.get, self.secrets.get)
             inputs += [o for informer in self.storage_containers for o in informer.items()]
+        if obj.get("kind") == C.KIND_LLMISVC:  # its presets: configs of its namespace and KServe's shared ones
+            inputs = [obj, *(c for c in self.llm_configs.items()
+                             if c["metadata"].get("namespace") in (namespace, C.KSERVE_NAMESPACE))]
         try:
             out = self.render(inputs, configmap, f"<cluster>/{namespace}/{obj['kind']}/{name}")
         except Exception as err:  # noqa: BLE001 - any render failure becomes a status condition
@@ -407,8 +446,7 @@ class Daemon:
             named = _named_runtime(obj)
             if named in refused:
                 message = f"runtime {named!r} was refused: {refused[named]}; {message}"
-            self._report_failure(("isvc" if obj.get("kind") == C.KIND_ISVC else "ig", namespace, name),
-                                 "RenderFailed", message)
+            self._report_failure((KEY_OF_KIND[obj["kind"]], namespace, name), "RenderFailed", message)
             raise ReconcileFailed(message) from None
         inputs_ids = {(o.get("kind"), *ident(o)) for o in inputs}
         return [o for o in out if o.get("kind") not in INPUT_KINDS or (o.get("kind"), *ident(o)) not in inputs_ids]
@@ -445,7 +483,7 @@ class Daemon:
 
     def _apply(self, obj: Obj, rendered: list[Obj]) -> ApplyReport:
         namespace, name = ident(obj)
-        suffix = C.APPLYSET_PARENT_SUFFIX if obj.get("kind") == C.KIND_ISVC else ".inferencegraph" + C.APPLYSET_PARENT_SUFFIX
+        suffix = RECONCILED[KEY_OF_KIND[obj["kind"]]][1] + C.APPLYSET_PARENT_SUFFIX
         opts = ApplyOptions(applyset=f"{name}{suffix}", namespace=namespace, owner=obj, prune=True,
                             is_leader=self.is_leader, live=self.live, record=self.record)
         report = Applier(self.kube, opts).run(rendered)

@@ -46,7 +46,15 @@ USES: tuple[Use, ...] = (
     Use("serving.kserve.io/v1alpha1", C.KIND_CSR, "clusterservingruntimes", READ, "input"),
     Use("serving.kserve.io/v1alpha1", C.KIND_CSC, "clusterstoragecontainers", READ,
         "input: storage-initializer containers (watched only where the cluster serves the kind)"),
-    Use("v1", "ServiceAccount", "serviceaccounts", READ, "storage credentials (only those an isvc names)"),
+    Use(C.V1ALPHA2, C.KIND_LLMISVC, "llminferenceservices", READ,
+        "input (watched only where the cluster serves the kind)"),
+    Use(C.V1ALPHA2, C.KIND_LLMISVC, "llminferenceservices/finalizers", ("update",),
+        "ownerReferences with blockOwnerDeletion"),
+    Use(C.V1ALPHA2, C.KIND_LLMISVC_CONFIG, "llminferenceserviceconfigs", READ,
+        "input: presets named by baseRefs (watched only where the cluster serves the kind)"),
+    Use("v1", "ServiceAccount", "serviceaccounts", MANAGE,
+        "storage credentials (read: only those an isvc names); rendered for LLMInferenceService's scheduler and "
+        "routing sidecar", child=True),
     Use("v1", "Secret", "secrets", READ, "storage credentials (only those an isvc's ServiceAccount names)"),
     Use("v1", "Event", "events", ("create",), "failures reported on the object"),
     Use("v1", "ConfigMap", "configmaps", MANAGE, "inferenceservice-config, ApplySet parents, rendered", child=True),
@@ -60,6 +68,22 @@ USES: tuple[Use, ...] = (
     Use("keda.sh/v1alpha1", "ScaledObject", "scaledobjects", MANAGE, "rendered", child=True),
     Use("opentelemetry.io/v1beta1", "OpenTelemetryCollector", "opentelemetrycollectors", MANAGE, "rendered",
         child=True),
+    # LLMInferenceService children (kserve_compile/llmisvc)
+    Use("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", "leaderworkersets", MANAGE, "rendered (multi-node LLM)",
+        child=True),
+    Use("inference.networking.k8s.io/v1", "InferencePool", "inferencepools", MANAGE, "rendered", child=True),
+    Use("inference.networking.x-k8s.io/v1alpha2", "InferencePool", "inferencepools", MANAGE, "rendered", child=True),
+    Use("cert-manager.io/v1", "Certificate", "certificates", MANAGE, "rendered (when the self-signed TLS option "
+        "asks for cert-manager)", child=True),
+    Use("resource.k8s.io/v1", "ResourceClaimTemplate", "resourceclaimtemplates", MANAGE, "rendered (managed DRA)",
+        child=True),
+    Use("rbac.authorization.k8s.io/v1", "Role", "roles", (*MANAGE, "bind", "escalate"),
+        "rendered: the scheduler's and routing sidecar's Roles grant what KServe's controller grants", child=True),
+    Use("rbac.authorization.k8s.io/v1", "RoleBinding", "rolebindings", MANAGE, "rendered", child=True),
+    Use("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "clusterrolebindings", MANAGE,
+        "rendered: the scheduler's auth-delegator binding", child=True),
+    Use("rbac.authorization.k8s.io/v1", "ClusterRole", "clusterroles", ("bind",),
+        "binding the ClusterRoles the scheduler's ClusterRoleBinding names"),
 )
 LEASE = Use("coordination.k8s.io/v1", "Lease", "leases", ("get", "create", "update"), "leader election")
 

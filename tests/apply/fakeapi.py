@@ -59,6 +59,14 @@ RESOURCES = [
     ("coordination.k8s.io", "v1", "Lease", "leases", True, False),
     ("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions", False, True),
     ("rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles", False, False),
+    ("rbac.authorization.k8s.io", "v1", "Role", "roles", True, False),
+    ("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", True, False),
+    ("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", "clusterrolebindings", False, False),
+    ("serving.kserve.io", "v1alpha2", "LLMInferenceService", "llminferenceservices", True, True),
+    ("serving.kserve.io", "v1alpha2", "LLMInferenceServiceConfig", "llminferenceserviceconfigs", True, True),
+    ("leaderworkerset.x-k8s.io", "v1", "LeaderWorkerSet", "leaderworkersets", True, True),
+    ("inference.networking.k8s.io", "v1", "InferencePool", "inferencepools", True, True),
+    ("inference.networking.x-k8s.io", "v1alpha2", "InferencePool", "inferencepools", True, True),
 ]
 
 _IGNORED_META = {"name", "namespace", "uid", "resourceVersion", "generation", "managedFields",

@@ -318,3 +318,52 @@ def test_end_to_end_with_the_real_renderer(fake, kube):
     status = fake.find("serving.kserve.io", "inferenceservices", NS, "m")["status"]
     assert status["observedGeneration"] == 2
     assert status["address"]["url"] == "http://m-predictor.ns.svc.cluster.local"
+
+
+def llmisvc(name: str, ns: str = NS, **spec) -> dict:
+    spec.setdefault("model", {"uri": "pvc://models/llama"})
+    spec.setdefault("template", {"containers": [{"name": "main"}]})
+    return {"apiVersion": "serving.kserve.io/v1alpha2", "kind": "LLMInferenceService",
+            "metadata": {"name": name, "namespace": ns}, "spec": spec}
+
+
+def test_llm_inference_service_end_to_end(fake, kube):
+    api = pytest.importorskip("kserve_compile.api", reason="the renderer (kserve_compile.api) is not in this tree")
+    fake.put(llmisvc("llm", router={"scheduler": {}, "route": {}, "gateway": {}}))
+    daemon = make_daemon(kube, fake, render=lambda o, c, s: api.render_objects(o, c, s))
+    daemon.status_urls = api.isvc_status
+    assert daemon.llms.parts and daemon.llm_configs.parts
+    sync(daemon)
+    assert set(fake.names("apps", "deployments", NS)) == {"llm-kserve", "llm-kserve-router-scheduler"}
+    assert fake.names("inference.networking.k8s.io", "inferencepools", NS) == ["llm-inference-pool"]
+    assert fake.names("gateway.networking.k8s.io", "httproutes", NS) == ["llm-kserve-route"]
+    # a config in the service's namespace, named in baseRefs, re-renders the service
+    fake.put({"apiVersion": "serving.kserve.io/v1alpha2", "kind": "LLMInferenceServiceConfig",
+              "metadata": {"name": "team", "namespace": NS}, "spec": {"annotations": {"team": "ml"}}})
+    fake.update("serving.kserve.io", "llminferenceservices", NS, "llm", lambda o: o["spec"].update(baseRefs=[{"name": "team"}]),
+                manager="kubectl")
+    sync(daemon)
+    # (annotations: spec.labels would also reach the Deployment's immutable selector, as in KServe at this snapshot)
+    pod_annotations = fake.find("apps", "deployments", NS, "llm-kserve")["spec"]["template"]["metadata"]["annotations"]
+    assert pod_annotations["team"] == "ml"
+    # removing the route prunes the HTTPRoute; the scheduler and its pool stay
+    fake.update("serving.kserve.io", "llminferenceservices", NS, "llm", lambda o: o["spec"]["router"].pop("route"), manager="kubectl")
+    sync(daemon)
+    assert fake.names("gateway.networking.k8s.io", "httproutes", NS) == []
+    assert fake.names("inference.networking.k8s.io", "inferencepools", NS) == ["llm-inference-pool"]
+
+
+def test_daemon_runs_without_llm_crds(fake, kube, monkeypatch):
+    real = kube.resource
+
+    def no_llm(api_version, kind):
+        if kind.startswith("LLMInferenceService"):
+            from kserve_compile.apply.kube import ApiError
+
+            raise ApiError(404, "NotFound", "not served")
+        return real(api_version, kind)
+
+    monkeypatch.setattr(kube, "resource", no_llm)
+    daemon = make_daemon(kube)
+    assert not daemon.llms.parts and not daemon.llm_configs.parts
+    assert not any("LLMInferenceService" in informer.name for informer in daemon.informers())

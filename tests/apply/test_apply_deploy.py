@@ -52,7 +52,8 @@ def test_rbac_grants_exactly_the_table_and_nothing_wider():
     assert all("*" not in v for v in rules.values())
     assert ("coordination.k8s.io", "leases") not in granted(objs, "ClusterRole")  # only in its own namespace
     assert rules[("opentelemetry.io", "opentelemetrycollectors")] >= {"create", "patch", "delete"}  # rendered
-    assert rules[("", "serviceaccounts")] == {"get", "list", "watch"}  # read for credentials, never written
+    # read for credentials; written only as LLMInferenceService's rendered scheduler/sidecar ServiceAccounts
+    assert rules[("", "serviceaccounts")] == {"get", "list", "watch", "create", "patch", "delete"}
     assert rules[("", "secrets")] == {"get", "list", "watch"}
 
 

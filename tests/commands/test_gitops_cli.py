@@ -14,7 +14,11 @@ from .test_cli import EXAMPLE, ROOT, run
 
 NO_NS = EXAMPLE.read_text().replace("  namespace: default\n", "")
 CM = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app-settings}\ndata: {a: '1'}\n"
-CERT = "apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata: {name: tls, namespace: default}\nspec: {secretName: tls}\n"
+CERT = ("apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata: {name: tls, namespace: default}\n"
+        "spec: {secretName: tls, issuerRef: {name: ca, kind: ClusterIssuer}}\n")
+# a kind of another API group whose schema kserve-compile does not carry
+MONITOR = ("apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {name: m, namespace: default}\n"
+           "spec: {selector: {}}\n")
 
 
 def repo(tmp_path: Path, **files: str) -> Path:
@@ -102,6 +106,7 @@ def test_other_objects_pass_through_and_kustomize_files_are_skipped_with_a_note(
         tmp_path,
         isvc__yaml=EXAMPLE.read_text(),
         cert__yaml=CERT,
+        monitor__yaml=MONITOR,
         cm__yaml=CM,
         kustomization__yaml="resources: [isvc.yaml]\n",
         values__yaml="replicas: 3\nimage: {tag: v1}\n",
@@ -118,7 +123,8 @@ def test_other_objects_pass_through_and_kustomize_files_are_skipped_with_a_note(
     assert "cert-manager.io/v1/Certificate is not a KServe input; --strict refuses to pass it through" in strict.stderr
     validated = run("validate", str(src))
     assert validated.returncode == 0, validated.stderr
-    assert "no schema is known for apiVersion 'cert-manager.io/v1' kind 'Certificate'" in validated.stderr
+    assert "no schema is known for apiVersion 'monitoring.coreos.com/v1' kind 'ServiceMonitor'" in validated.stderr
+    assert "Certificate" not in validated.stderr  # checked against its schema, and valid
 
 
 def test_service_accounts_and_secrets_are_read_not_emitted_and_say_so(tmp_path: Path) -> None:

@@ -35,6 +35,14 @@ LMC = "serving.kserve.io/v1alpha1/LocalModelCache/iris"
 LMNC = "serving.kserve.io/v1alpha1/LocalModelNamespaceCache/ns-iris"
 LMNG = "serving.kserve.io/v1alpha1/LocalModelNodeGroup/gpu1"
 LMN = "serving.kserve.io/v1alpha1/LocalModelNode/node-1"
+LWS = "leaderworkerset.x-k8s.io/v1/LeaderWorkerSet/test-llm-preset-kserve-mn"
+POOL = "inference.networking.k8s.io/v1/InferencePool/test-llm-managed-inference-pool"
+POOL2 = "inference.networking.x-k8s.io/v1alpha2/InferencePool/test-llm-managed-inference-pool"
+CERT = "cert-manager.io/v1/Certificate/test-llm-certs-kserve-self-signed-certs"
+LLM = "serving.kserve.io/v1alpha2/LLMInferenceService/llama"
+LLM1 = "serving.kserve.io/v1alpha1/LLMInferenceService/llama-v1alpha1"
+LLMC = "serving.kserve.io/v1alpha2/LLMInferenceServiceConfig/team-defaults"
+LLMC1 = "serving.kserve.io/v1alpha1/LLMInferenceServiceConfig/team-defaults-v1alpha1"
 
 DEL = object()  # marker: delete the field instead of setting it
 TYPE, UNKNOWN, REQUIRED, ENUM = "is not of type", "unknown field", "is missing", "unsupported value"
@@ -182,6 +190,44 @@ CASES = [
     (LMN, "spec.localModels[0].nodeGroup", 1, None, TYPE),
     (LMN, "spec.localModels", DEL, None, REQUIRED),
     (LMN, "status.modelStatus.iris", "Done", None, ENUM),
+    # LeaderWorkerSet, InferencePool (v1, v1alpha2), cert-manager Certificate (LLMInferenceService objects)
+    (LWS, "spec.leaderWorkerTemplate.workerTemplate", DEL, None, REQUIRED),
+    (LWS, "spec.leaderWorkerTemplate.size", "2", None, TYPE),
+    (LWS, "spec.leaderWorkerTemplate.restartPolicy", "Always", None, ENUM),
+    (LWS, "spec.startupPolicy", "LeaderStarted", None, ENUM),
+    (LWS, "spec.leaderWorkerTemplate.leaderTemplate.spec.containers[0].ports[0].containerPort", "8000", None, TYPE),
+    (LWS, "spec.leaderWorkerTemplate.subGroupPolicy.size", 2, None, UNKNOWN),
+    (POOL, "spec.targetPorts", [{"number": 8000}, {"number": 8001}], None, "is too long"),
+    (POOL, "spec.endpointPickerRef.failureMode", "Open", None, ENUM),
+    (POOL, "spec.endpointPickerRef.port", DEL, "spec.endpointPickerRef.port", REQUIRED),
+    (POOL, "spec.selector.matchLabels", DEL, None, REQUIRED),
+    (POOL, "spec.targetPorts[0].number", 70000, None, "greater than the maximum"),
+    (POOL2, "spec.targetPortNumber", DEL, None, REQUIRED),
+    (POOL2, "spec.targetPortNumber", "8000", None, TYPE),
+    (POOL2, "spec.extensionRef.failureMode", "Open", None, ENUM),
+    (POOL2, "spec.extensionRef.port", 9002, None, UNKNOWN),
+    (CERT, "spec.secretName", DEL, None, REQUIRED),
+    (CERT, "spec.issuerRef.name", DEL, None, REQUIRED),
+    (CERT, "spec.dnsNames", "a.b", None, TYPE),
+    (CERT, "spec.issuerRef.namespace", "x", None, UNKNOWN),
+    (LLM, "spec.model", DEL, None, REQUIRED),
+    (LLM, "spec.replicas", "2", None, TYPE),
+    (LLM, "spec.parallelism.tensors", 2, None, UNKNOWN),
+    (LLM, "spec.template.containers[0].resources.limits", "2", None, TYPE),
+    (LLM, "spec.router.gateway.refs[0].port", 80, None, UNKNOWN),
+    (LLM, "spec.prefill.replicas", "one", None, TYPE),
+    (LLM1, "spec.model.criticality", "Urgent", None, ENUM),
+    (LLM1, "spec.model", DEL, None, REQUIRED),
+    (LLM1, "spec.worker", "pods", None, TYPE),
+    (LLM1, "spec.routers", {}, None, UNKNOWN),
+    (LLMC, "spec.routers", {}, None, UNKNOWN),
+    (LLMC, "spec", DEL, None, REQUIRED),
+    (LLMC, "spec.template", "pods", None, TYPE),
+    (LLMC, "metadata.labels", {"a": 1}, "metadata.labels.a", TYPE),
+    (LLMC1, "spec.model2", {}, None, UNKNOWN),
+    (LLMC1, "spec", DEL, None, REQUIRED),
+    (LLMC1, "spec", [], None, TYPE),
+    (LLMC1, "spec.labels", [], None, TYPE),
 ]
 
 
