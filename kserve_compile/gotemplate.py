@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 NO_VALUE = "<no value>"
@@ -66,7 +67,8 @@ class GoTemplate:
 _MISSING = object()
 
 
-def _parse(source: str) -> list[_Text | _Action]:
+@lru_cache(maxsize=1024)  # the same few templates (domain, path, runtime placeholders) are parsed per isvc
+def _parse(source: str) -> tuple[_Text | _Action, ...]:
     parts: list[_Text | _Action] = []
     pos = 0
     for match in _ACTION.finditer(source):
@@ -91,9 +93,10 @@ def _parse(source: str) -> list[_Text | _Action]:
         raise ValueError(f"unclosed action in {tail!r}")
     if tail:
         parts.append(_Text(tail))
-    return parts
+    return tuple(parts)
 
 
+@lru_cache(maxsize=1024)  # runtime placeholders parse the whole container JSON per isvc; its actions repeat
 def _split_words(body: str, action: str) -> tuple[str, ...]:
     words = tuple(re.findall(r'"(?:[^"\\]|\\.)*"|\S+', body))
     head = words[0]
