@@ -44,25 +44,24 @@ def supports_protocol(spec: ServingRuntimeSpec, protocol: str) -> bool:
 
 def lowest_protocol(spec: ServingRuntimeSpec) -> str:
     """``GetProtocolVersionPriority``: the runtime's lowest-ranked protocol (v1 < v2 < grpc-v1 < grpc-v2)."""
-    ranked = sorted(spec.protocol_versions or [], key=lambda p: C.PROTOCOL_RANK.get(p, UNRANKED_PROTOCOL))
-    return ranked[0] if ranked else C.PROTOCOL_V1
+    # min() keeps the first of equally ranked protocols, as the stable sort KServe uses does
+    return min(spec.protocol_versions, key=_protocol_rank) if spec.protocol_versions else C.PROTOCOL_V1
 
 
-def _model_labels(spec: ServingRuntimeSpec, auto_select_only: bool) -> set[str]:
-    labels: set[str] = set()
-    for fmt in spec.supported_model_formats or []:
-        if auto_select_only and not fmt.auto_select:
-            continue
-        labels.add(f"mt:{fmt.name}")
-        if fmt.version:
-            labels.add(f"mt:{fmt.name}:{fmt.version}")
-    return labels
+def _protocol_rank(protocol: str) -> int:
+    return C.PROTOCOL_RANK.get(protocol, UNRANKED_PROTOCOL)
 
 
 def supports_model(spec: ServingRuntimeSpec, model: ModelSpec, explicit: bool) -> bool:
     fmt = model.model_format
     wanted = f"mt:{fmt.name}:{fmt.version}" if fmt.version else f"mt:{fmt.name}"
-    return wanted in _model_labels(spec, auto_select_only=not explicit)
+    # the runtime's model-type labels (mt:<name>, mt:<name>:<version>) compared one by one, without building a set
+    for offered in spec.supported_model_formats or []:
+        if not explicit and not offered.auto_select:
+            continue
+        if wanted == f"mt:{offered.name}" or (offered.version and wanted == f"mt:{offered.name}:{offered.version}"):
+            return True
+    return False
 
 
 def _priority(spec: ServingRuntimeSpec, format_name: str) -> int | None:
@@ -75,7 +74,7 @@ def _priority(spec: ServingRuntimeSpec, format_name: str) -> int | None:
 def _sort_key(rt: ServingRuntime) -> tuple:
     # newest first: ISO-8601 timestamps sort lexically, so invert by sorting on the negated ordinal string
     created = rt.metadata.creation_timestamp or ""
-    return (C.PROTOCOL_RANK.get(lowest_protocol(rt.spec), UNRANKED_PROTOCOL), _Desc(created), rt.metadata.name)
+    return (_protocol_rank(lowest_protocol(rt.spec)), _Desc(created), rt.metadata.name)
 
 
 class _Desc(str):
