@@ -93,8 +93,8 @@ def select_runtime(
     """The runtime KServe would use; ``InputError`` with KServe's message when there is none."""
     if model.runtime:
         return _explicit(model, namespace, runtimes, path)
-    namespaced = sorted((r for r in runtimes if not r.is_cluster and r.metadata.namespace == namespace), key=_sort_key)
-    cluster = sorted((r for r in runtimes if r.is_cluster), key=_sort_key)
+    namespaced = [r for r in runtimes if not r.is_cluster and r.metadata.namespace == namespace]
+    cluster = [r for r in runtimes if r.is_cluster]
     protocol = model_protocol(model)
 
     def eligible(listed: list[ServingRuntime]) -> list[ServingRuntime]:
@@ -107,6 +107,8 @@ def select_runtime(
             and supports_protocol(r.spec, protocol)
             and (r.spec.worker_spec is not None) == multi_node
         ]
+        # filtering first keeps the order sorting first would give (stable sorts); only the few eligible are keyed
+        out.sort(key=_sort_key)
         # stable: a runtime with a priority for the format beats one without; higher beats lower
         out.sort(key=lambda r: _neg_priority(_priority(r.spec, model.model_format.name)))
         return out
