@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from .errors import CompileError, Problem, UsageError
+from .gcpause import gc_paused
 
 YAML_SUFFIXES = (".yaml", ".yml", ".json")
 MAX_INPUT_BYTES = 64 * 1024 * 1024
@@ -160,6 +161,7 @@ def parse_paths(paths: Iterable[str]) -> list[Document]:
     return documents
 
 
+@gc_paused
 def parse_text(text: str, file: str) -> list[Document]:
     """All non-empty documents in ``text``; ``CompileError`` with line and column on malformed YAML."""
     loader = _Loader(text)

@@ -22,6 +22,7 @@ from .components import Component, is_multi_model
 from .config import KServeConfig
 from .emit import sort_objects
 from .errors import CompileError, InputError, Problem
+from .gcpause import gc_paused
 from .inputs import Context, prepare
 from .mode import resolve_mode
 from .models import InferenceService, ServingRuntime
@@ -75,6 +76,7 @@ class Compiled:
 # --- the run -------------------------------------------------------------------------------------------------------
 
 
+@gc_paused
 def compile_documents(docs: Sequence[Document]) -> Result:
     ctx = prepare(docs)
     problems = list(ctx.problems)

@@ -26,6 +26,7 @@ from json.encoder import (
 )
 
 from kserve_compile.emit.order import check_tree, object_ref
+from kserve_compile.gcpause import gc_paused
 
 # Characters a YAML 1.1 reader treats as line breaks or rejects, plus DEL/C1 controls, BOM and
 # surrogates: always escaped, never written raw.
@@ -217,6 +218,7 @@ def _document(obj: Mapping, out: list[str], vc: dict, kc: dict) -> None:
         out.append("{}\n")
 
 
+@gc_paused
 def dump_yaml(objs: Iterable[dict]) -> str:
     """A multi-document YAML stream: each object as one document preceded by ``---``."""
     out: list[str] = []
