@@ -53,11 +53,22 @@ def _parse_text(text: str) -> Decimal:
 
 
 def is_quantity(value: object) -> bool:
+    if type(value) is str:  # the ConfigMap's quantities, checked for every pod: the verdict is remembered
+        return _is_quantity_text(value)
     try:
         parse_quantity(value)  # type: ignore[arg-type]
     except ValueError:
         return False
     return bool(str(value).strip())
+
+
+@lru_cache(maxsize=4096)
+def _is_quantity_text(text: str) -> bool:
+    try:
+        _parse_text(text.strip())
+    except ValueError:
+        return False
+    return bool(text.strip())
 
 # Go's resource.ErrFormatWrong text, which KServe wraps into its own messages.
 QUANTITY_FORMAT_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
