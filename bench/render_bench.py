@@ -74,10 +74,11 @@ def scale_run(count: int, rounds: int) -> None:
 
 
 def scale_pair(small: int, large: int) -> tuple[dict, dict]:
-    """The same measurement for ``small`` and ``large`` isvcs, each in a fresh process: small, large, small (the
-    small figure is the mean of the two around the large one, which evens out a change of load)."""
+    """The same measurement for ``small`` and ``large`` isvcs, each in a fresh process and a single round (so both
+    pay for first-touch memory alike): small, large, small — the small figure is the mean of the two around the
+    large one, which evens out a change of load."""
     out = []
-    for count, rounds in ((small, 3), (large, 1), (small, 3)):
+    for count, rounds in ((small, 1), (large, 1), (small, 1)):
         cmd = [sys.executable, __file__, "--scale-child", str(count), "--rounds", str(rounds)]
         out.append(json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout))
     before, big, after = out
