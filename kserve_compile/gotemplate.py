@@ -12,8 +12,9 @@ and nothing in html mode; html mode escapes values as Go's ``htmlEscaper`` does 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 NO_VALUE = "<no value>"
@@ -39,6 +40,7 @@ class _Text:
 class _Action:
     source: str
     words: tuple[str, ...]
+    fields: tuple[str, ...] | None = None  # a plain field chain (".Name", ".Labels.x"): its names, split once
 
 
 class GoTemplate:
@@ -51,14 +53,14 @@ class GoTemplate:
     def render(self, data: Mapping[str, Any], *, html: bool = False) -> str:
         out: list[str] = []
         for part in self._parts:
-            if isinstance(part, _Text):
+            if type(part) is _Text:
                 out.append(part.text)
                 continue
-            value = _evaluate(part, data)
+            value = _walk(part.fields, data, part) if part.fields is not None else _evaluate(part, data)
             if value is _MISSING:
                 out.append("" if html else NO_VALUE)
                 continue
-            text = _print(value)
+            text = value if type(value) is str else _print(value)
             out.append(text.translate(_HTML_ESCAPES) if html else text)
         return "".join(out)
 
@@ -66,7 +68,8 @@ class GoTemplate:
 _MISSING = object()
 
 
-def _parse(source: str) -> list[_Text | _Action]:
+@lru_cache(maxsize=1024)  # the same few templates (domain, path, runtime placeholders) are parsed per isvc
+def _parse(source: str) -> tuple[_Text | _Action, ...]:
     parts: list[_Text | _Action] = []
     pos = 0
     for match in _ACTION.finditer(source):
@@ -81,7 +84,9 @@ def _parse(source: str) -> list[_Text | _Action]:
         if body.startswith("/*"):
             pos = match.end()
             continue
-        parts.append(_Action(match.group(0), _split_words(body, match.group(0))))
+        words = _split_words(body, match.group(0))
+        chain = words[0] if len(words) == 1 and words[0].startswith(".") and words[0] != "." else None
+        parts.append(_Action(match.group(0), words, tuple(chain.split(".")[1:]) if chain else None))
         pos = match.end()
         if match.group(3):
             rest = source[pos:]
@@ -91,9 +96,10 @@ def _parse(source: str) -> list[_Text | _Action]:
         raise ValueError(f"unclosed action in {tail!r}")
     if tail:
         parts.append(_Text(tail))
-    return parts
+    return tuple(parts)
 
 
+@lru_cache(maxsize=1024)  # runtime placeholders parse the whole container JSON per isvc; its actions repeat
 def _split_words(body: str, action: str) -> tuple[str, ...]:
     words = tuple(re.findall(r'"(?:[^"\\]|\\.)*"|\S+', body))
     head = words[0]
@@ -126,10 +132,14 @@ def _evaluate(action: _Action, data: Mapping[str, Any]) -> Any:
 
 
 def _field_chain(chain: str, data: Mapping[str, Any], action: _Action) -> Any:
-    value: Any = data
     if chain == ".":
-        return value
-    for name in chain.split(".")[1:]:
+        return data
+    return _walk(chain.split(".")[1:], data, action)
+
+
+def _walk(names: Sequence[str], data: Mapping[str, Any], action: _Action) -> Any:
+    value: Any = data
+    for name in names:
         if value is _MISSING or value is None:
             return _MISSING
         if isinstance(value, Struct):

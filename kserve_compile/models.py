@@ -209,7 +209,7 @@ class ComponentExtension(Spec):
 
     @property
     def containers(self) -> list[dict[str, Any]]:
-        return list(self.k8s.get("containers") or [])
+        return list((self.model_extra or {}).get("containers") or [])  # not via k8s: no copy of every extra
 
 
 class PredictorExtension(Spec):
@@ -339,7 +339,7 @@ class ServingRuntimeSpec(Spec):
 
     @property
     def containers(self) -> list[dict[str, Any]]:
-        return list(self.k8s.get("containers") or [])
+        return list((self.model_extra or {}).get("containers") or [])  # not via k8s: no copy of every extra
 
 
 class ServingRuntime(BaseModel):

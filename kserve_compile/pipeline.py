@@ -22,6 +22,7 @@ from .components import Component, is_multi_model
 from .config import KServeConfig
 from .emit import sort_objects
 from .errors import CompileError, InputError, Problem
+from .gcpause import gc_paused
 from .inputs import Context, prepare
 from .localmodel.rewrite import rewrite_isvc
 from .mode import resolve_mode
@@ -78,6 +79,7 @@ class Compiled:
 # --- the run -------------------------------------------------------------------------------------------------------
 
 
+@gc_paused
 def compile_documents(docs: Sequence[Document]) -> Result:
     ctx = prepare(docs)
     problems = list(ctx.problems)

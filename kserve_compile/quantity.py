@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 
 from .errors import InputError
 
@@ -31,7 +32,13 @@ _QUANTITY = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+))(?:([eE][+-]?\d+)|(Ki|Mi|Gi|
 
 def parse_quantity(value: str | int | float) -> Decimal:
     """The quantity's value in base units; ``ValueError`` naming the text when it is not a quantity."""
-    text = str(value).strip()
+    return _parse_text(str(value).strip())
+
+
+# The same few quantities (the ConfigMap's, above all) are checked and written for every pod: each distinct text is
+# parsed once. Decimals and strings are immutable, so sharing the results is safe.
+@lru_cache(maxsize=4096)
+def _parse_text(text: str) -> Decimal:
     match = _QUANTITY.match(text)
     if not match:
         raise ValueError(f"quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': {text!r}")
@@ -46,11 +53,22 @@ def parse_quantity(value: str | int | float) -> Decimal:
 
 
 def is_quantity(value: object) -> bool:
+    if type(value) is str:  # the ConfigMap's quantities, checked for every pod: the verdict is remembered
+        return _is_quantity_text(value)
     try:
         parse_quantity(value)  # type: ignore[arg-type]
     except ValueError:
         return False
     return bool(str(value).strip())
+
+
+@lru_cache(maxsize=4096)
+def _is_quantity_text(text: str) -> bool:
+    try:
+        _parse_text(text.strip())
+    except ValueError:
+        return False
+    return bool(text.strip())
 
 # Go's resource.ErrFormatWrong text, which KServe wraps into its own messages.
 QUANTITY_FORMAT_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
@@ -62,8 +80,12 @@ _BINARY_SUFFIX = ((60, "Ei"), (50, "Pi"), (40, "Ti"), (30, "Gi"), (20, "Mi"), (1
 
 def canonical_quantity(text: str | int) -> str:
     """The canonical string of a valid quantity (``ValueError`` otherwise)."""
-    raw = str(text).strip()
-    value = parse_quantity(raw)
+    return _canonical_text(str(text).strip())
+
+
+@lru_cache(maxsize=4096)
+def _canonical_text(raw: str) -> str:
+    value = _parse_text(raw)
     sign = "-" if value < 0 else ""
     value = abs(value)
     if raw[-2:] in {s for _, s in _BINARY_SUFFIX} and value >= 1024 and value == value.to_integral_value():

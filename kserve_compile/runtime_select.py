@@ -44,25 +44,24 @@ def supports_protocol(spec: ServingRuntimeSpec, protocol: str) -> bool:
 
 def lowest_protocol(spec: ServingRuntimeSpec) -> str:
     """``GetProtocolVersionPriority``: the runtime's lowest-ranked protocol (v1 < v2 < grpc-v1 < grpc-v2)."""
-    ranked = sorted(spec.protocol_versions or [], key=lambda p: C.PROTOCOL_RANK.get(p, UNRANKED_PROTOCOL))
-    return ranked[0] if ranked else C.PROTOCOL_V1
+    # min() keeps the first of equally ranked protocols, as the stable sort KServe uses does
+    return min(spec.protocol_versions, key=_protocol_rank) if spec.protocol_versions else C.PROTOCOL_V1
 
 
-def _model_labels(spec: ServingRuntimeSpec, auto_select_only: bool) -> set[str]:
-    labels: set[str] = set()
-    for fmt in spec.supported_model_formats or []:
-        if auto_select_only and not fmt.auto_select:
-            continue
-        labels.add(f"mt:{fmt.name}")
-        if fmt.version:
-            labels.add(f"mt:{fmt.name}:{fmt.version}")
-    return labels
+def _protocol_rank(protocol: str) -> int:
+    return C.PROTOCOL_RANK.get(protocol, UNRANKED_PROTOCOL)
 
 
 def supports_model(spec: ServingRuntimeSpec, model: ModelSpec, explicit: bool) -> bool:
     fmt = model.model_format
     wanted = f"mt:{fmt.name}:{fmt.version}" if fmt.version else f"mt:{fmt.name}"
-    return wanted in _model_labels(spec, auto_select_only=not explicit)
+    # the runtime's model-type labels (mt:<name>, mt:<name>:<version>) compared one by one, without building a set
+    for offered in spec.supported_model_formats or []:
+        if not explicit and not offered.auto_select:
+            continue
+        if wanted == f"mt:{offered.name}" or (offered.version and wanted == f"mt:{offered.name}:{offered.version}"):
+            return True
+    return False
 
 
 def _priority(spec: ServingRuntimeSpec, format_name: str) -> int | None:
@@ -75,7 +74,7 @@ def _priority(spec: ServingRuntimeSpec, format_name: str) -> int | None:
 def _sort_key(rt: ServingRuntime) -> tuple:
     # newest first: ISO-8601 timestamps sort lexically, so invert by sorting on the negated ordinal string
     created = rt.metadata.creation_timestamp or ""
-    return (C.PROTOCOL_RANK.get(lowest_protocol(rt.spec), UNRANKED_PROTOCOL), _Desc(created), rt.metadata.name)
+    return (_protocol_rank(lowest_protocol(rt.spec)), _Desc(created), rt.metadata.name)
 
 
 class _Desc(str):
@@ -94,8 +93,8 @@ def select_runtime(
     """The runtime KServe would use; ``InputError`` with KServe's message when there is none."""
     if model.runtime:
         return _explicit(model, namespace, runtimes, path)
-    namespaced = sorted((r for r in runtimes if not r.is_cluster and r.metadata.namespace == namespace), key=_sort_key)
-    cluster = sorted((r for r in runtimes if r.is_cluster), key=_sort_key)
+    namespaced = [r for r in runtimes if not r.is_cluster and r.metadata.namespace == namespace]
+    cluster = [r for r in runtimes if r.is_cluster]
     protocol = model_protocol(model)
 
     def eligible(listed: list[ServingRuntime]) -> list[ServingRuntime]:
@@ -108,6 +107,8 @@ def select_runtime(
             and supports_protocol(r.spec, protocol)
             and (r.spec.worker_spec is not None) == multi_node
         ]
+        # filtering first keeps the order sorting first would give (stable sorts); only the few eligible are keyed
+        out.sort(key=_sort_key)
         # stable: a runtime with a priority for the format beats one without; higher beats lower
         out.sort(key=lambda r: _neg_priority(_priority(r.spec, model.model_format.name)))
         return out

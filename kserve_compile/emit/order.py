@@ -22,6 +22,11 @@ _FIRST_RANK = {gk: i for i, gk in enumerate(APPLY_FIRST)}
 
 def identity(obj: object, index: int) -> tuple[str, str, str, str, str]:
     """(group, version, kind, namespace, name) of one object; missing fields read as ""."""
+    if type(obj) is dict and type(meta := obj.get("metadata")) is dict:  # the rendered objects: all strings, no checks
+        api, kind, namespace, name = obj.get("apiVersion"), obj.get("kind"), meta.get("namespace"), meta.get("name")
+        if type(api) is str and type(kind) is str and type(namespace) is str and type(name) is str:
+            group, _, version = api.rpartition("/")
+            return group, version, kind, namespace, name
     if not isinstance(obj, Mapping):
         raise TypeError(f"object #{index + 1}: expected a mapping, got {type(obj).__name__}")
     meta = obj.get("metadata")

@@ -26,6 +26,7 @@ from json.encoder import (
 )
 
 from kserve_compile.emit.order import check_tree, object_ref
+from kserve_compile.gcpause import gc_paused
 
 # Characters a YAML 1.1 reader treats as line breaks or rejects, plus DEL/C1 controls, BOM and
 # surrogates: always escaped, never written raw.
@@ -159,68 +160,76 @@ def _value(v: object, indent: str, cache: dict) -> str:
     raise _Bad(v, f"cannot write a value of type {t.__name__}")
 
 
-def _mapping(d: Mapping, indent: str, first: str, out: list[str], vc: dict, kc: dict) -> None:
-    """Emit the entries of a non-empty mapping; ``first`` replaces ``indent`` on the first line."""
+def _prefix(k: object, indent: str, kc: dict, pk: dict) -> str:
+    """``indent`` + the rendered key + ``:`` (an explicit long key takes a line of its own), remembered per indent."""
+    ks = kc.get(k) or _key(k, kc)
+    out = f"{indent}{ks}{indent}:" if ks[0] == "?" else f"{indent}{ks}:"
+    pk[k] = out
+    return out
+
+
+def _mapping(d: Mapping, indent: str, out: list[str], vc: dict, kc: dict, pc: dict) -> None:
+    """Emit the entries of a non-empty mapping, every line at ``indent`` (a sequence item swaps the first for "- ")."""
     app = out.append
-    pre = first
     inner = indent + "  "
-    for k in sorted(d):
+    pk = pc.get(indent)
+    if pk is None:
+        pk = pc[indent] = {}
+    for k in sorted(d) if len(d) > 1 else d:
         v = d[k]
-        ks = kc.get(k) or _key(k, kc)
-        if ks[0] == "?":  # explicit long key
-            app(pre + ks)
-            pre, ks = indent, ""
+        p = pk.get(k) or _prefix(k, indent, kc, pk)
         t = type(v)
         if t is str:
             s = vc.get(v) or _scalar(v, vc)
             if s is _LITERAL:
-                app(f"{pre}{ks}: {_literal(v, inner)}")
+                app(f"{p} {_literal(v, inner)}")
             else:
-                app(f"{pre}{ks}: {s}\n")
+                app(f"{p} {s}\n")
         elif t is dict or t is list:
             if not v:
-                app(f"{pre}{ks}: {'{}' if t is dict else '[]'}\n")
+                app(p + (" {}\n" if t is dict else " []\n"))
             elif t is dict:
-                app(f"{pre}{ks}:\n")
-                _mapping(v, inner, inner, out, vc, kc)
+                app(p + "\n")
+                _mapping(v, inner, out, vc, kc, pc)
             else:
-                app(f"{pre}{ks}:\n")
-                _sequence(v, indent, out, vc, kc)
+                app(p + "\n")
+                _sequence(v, indent, out, vc, kc, pc)
         elif t is int:
-            app(f"{pre}{ks}: {v}\n")
+            app(f"{p} {v}\n")
         elif t is bool or t is float or v is None:
-            app(f"{pre}{ks}: {_value(v, inner, vc)}\n")
+            app(f"{p} {_value(v, inner, vc)}\n")
         elif isinstance(v, Mapping) and v:
-            app(f"{pre}{ks}:\n")
-            _mapping(v, inner, inner, out, vc, kc)
+            app(p + "\n")
+            _mapping(v, inner, out, vc, kc, pc)
         elif isinstance(v, (list, tuple)) and v:
-            app(f"{pre}{ks}:\n")
-            _sequence(v, indent, out, vc, kc)
+            app(p + "\n")
+            _sequence(v, indent, out, vc, kc, pc)
         elif isinstance(v, Mapping):
-            app(f"{pre}{ks}: {{}}\n")
+            app(p + " {}\n")
         elif isinstance(v, (list, tuple)):
-            app(f"{pre}{ks}: []\n")
+            app(p + " []\n")
         else:
-            app(f"{pre}{ks}: {_value(v, inner, vc)}\n")
-        pre = indent
+            app(f"{p} {_value(v, inner, vc)}\n")
 
 
-def _sequence(items: list | tuple, indent: str, out: list[str], vc: dict, kc: dict) -> None:
+def _sequence(items: list | tuple, indent: str, out: list[str], vc: dict, kc: dict, pc: dict) -> None:
     app = out.append
     dash = indent + "- "
     inner = indent + "  "
+    cut = len(inner)
     for v in items:
         t = type(v)
         if t is str:
             s = vc.get(v) or _scalar(v, vc)
             app(f"{dash}{_literal(v, inner)}" if s is _LITERAL else f"{dash}{s}\n")
-        elif (t is dict or isinstance(v, Mapping)) and v:
-            _mapping(v, inner, dash, out, vc, kc)
-        elif (t is list or isinstance(v, (list, tuple))) and v:
-            # A nested sequence starts on the dash line: "- - a".
+        elif (t is dict or t is list or isinstance(v, (Mapping, list, tuple))) and v:
+            # A mapping or a nested sequence starts on the dash line: "- a: 1", "- - a".
             start = len(out)
-            _sequence(v, inner, out, vc, kc)
-            out[start] = dash + out[start][len(inner):]
+            if t is dict or isinstance(v, Mapping):
+                _mapping(v, inner, out, vc, kc, pc)
+            else:
+                _sequence(v, inner, out, vc, kc, pc)
+            out[start] = dash + out[start][cut:]
         elif t is dict or isinstance(v, Mapping):
             app(dash + "{}\n")
         elif isinstance(v, (list, tuple)):
@@ -229,24 +238,26 @@ def _sequence(items: list | tuple, indent: str, out: list[str], vc: dict, kc: di
             app(f"{dash}{_value(v, inner, vc)}\n")
 
 
-def _document(obj: Mapping, out: list[str], vc: dict, kc: dict) -> None:
+def _document(obj: Mapping, out: list[str], vc: dict, kc: dict, pc: dict) -> None:
     if not isinstance(obj, Mapping):
         raise _Bad(obj, f"a document must be a mapping, not {type(obj).__name__}")
     if obj:
-        _mapping(obj, "", "", out, vc, kc)
+        _mapping(obj, "", out, vc, kc, pc)
     else:
         out.append("{}\n")
 
 
+@gc_paused
 def dump_yaml(objs: Iterable[dict]) -> str:
     """A multi-document YAML stream: each object as one document preceded by ``---``."""
     out: list[str] = []
     vc: dict = {}  # string value -> rendered form (or _LITERAL)
     kc: dict = {}  # mapping key -> rendered form
+    pc: dict = {}  # indent -> {mapping key -> line prefix}
     for obj in objs:
         out.append("---\n")
         try:
-            _document(obj, out, vc, kc)
+            _document(obj, out, vc, kc, pc)
         except (_Bad, TypeError, RecursionError) as exc:
             raise _located(obj, exc) from None
     return "".join(out)
@@ -256,7 +267,7 @@ def yaml_document(obj: Mapping) -> str:
     """One mapping as YAML without a ``---`` line (used for kustomization.yaml)."""
     out: list[str] = []
     try:
-        _document(obj, out, {}, {})
+        _document(obj, out, {}, {}, {})
     except (_Bad, TypeError, RecursionError) as exc:
         raise _located(obj, exc) from None
     return "".join(out)

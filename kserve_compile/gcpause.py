@@ -1,0 +1,57 @@
+"""Pause Python's cyclic garbage collector while a batch of objects is built.
+
+Parsing, compiling and emitting create millions of small dicts and lists that hold no reference cycles: reference
+counting frees them. The cyclic collector would still wake every few hundred allocations and, as the rendered
+objects pile up, re-scan them all in its older generations — about a sixth of the time of rendering 1,000 isvcs,
+and a share that grows with the repository. Work that never creates cycles is no worse for the pause; any cycle
+made meanwhile is collected once the collector runs again.
+
+The pause nests and is shared by threads: the collector is switched back on when the last paused call returns,
+and never if it was off before the first.
+"""
+
+from __future__ import annotations
+
+import functools
+import gc
+import threading
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+_lock = threading.Lock()
+_depth = 0
+_was_enabled = False
+
+
+def _enter() -> None:
+    global _depth, _was_enabled
+    with _lock:
+        if _depth == 0:
+            _was_enabled = gc.isenabled()
+            gc.disable()
+        _depth += 1
+
+
+def _leave() -> None:
+    global _depth
+    with _lock:
+        _depth -= 1
+        if _depth == 0 and _was_enabled:
+            gc.enable()
+
+
+def gc_paused(fn: Callable[P, R]) -> Callable[P, R]:
+    """``fn`` runs with the cyclic collector paused."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        _enter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _leave()
+
+    return wrapper
