@@ -39,9 +39,12 @@ from kserve_compile.durations import parse_duration  # noqa: E402
 
 
 def isvc(name: str, ns: str) -> dict:
-    return {"apiVersion": "serving.kserve.io/v1beta1", "kind": "InferenceService",
-            "metadata": {"name": name, "namespace": ns},
-            "spec": {"predictor": {"model": {"modelFormat": {"name": "sklearn"}, "storageUri": f"gs://b/{name}"}}}}
+    return {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": name, "namespace": ns},
+        "spec": {"predictor": {"model": {"modelFormat": {"name": "sklearn"}, "storageUri": f"gs://b/{name}"}}},
+    }
 
 
 def free_port() -> int:
@@ -73,8 +76,12 @@ def converged(fake: FakeApi, names: list[tuple[str, str]]) -> int:
     with fake.lock:
         for ns, name in names:
             obj = fake.objects.get(("serving.kserve.io", "inferenceservices", ns, name)) or {}
-            if (obj.get("status") or {}).get("observedGeneration") == 1 and \
-                    ("apps", "deployments", ns, f"{name}-predictor") in fake.objects:
+            if (obj.get("status") or {}).get("observedGeneration") == 1 and (
+                "apps",
+                "deployments",
+                ns,
+                f"{name}-predictor",
+            ) in fake.objects:
                 done += 1
     return done
 
@@ -119,13 +126,26 @@ def main() -> int:
     for ns, name in names:
         fake.put(isvc(name, ns))
     health, metrics_port = free_port(), free_port()
-    cmd = [sys.executable, "-m", "kserve_compile.apply.cli", "daemon", "--server", fake.url, "--no-leader-elect",
-           "--resync", args.resync, "--health-addr", f"127.0.0.1:{health}",
-           "--metrics-addr", f"127.0.0.1:{metrics_port}"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "kserve_compile.apply.cli",
+        "daemon",
+        "--server",
+        fake.url,
+        "--no-leader-elect",
+        "--resync",
+        args.resync,
+        "--health-addr",
+        f"127.0.0.1:{health}",
+        "--metrics-addr",
+        f"127.0.0.1:{metrics_port}",
+    ]
     fake.clear_log()
     started = time.monotonic()
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         while converged(fake, names) < len(names):
             if proc.poll() is not None:
@@ -139,9 +159,11 @@ def main() -> int:
         mark = len(fake.log)
         deadline = time.monotonic() + 3 * parse_duration(args.resync) + 120
         while time.monotonic() < deadline:
-            if metric(metrics_port, "resyncs_total") > resyncs and \
-                    metric(metrics_port, "reconcile_total") >= reconciles + len(names) and \
-                    metric(metrics_port, "workqueue_depth") == 0:
+            if (
+                metric(metrics_port, "resyncs_total") > resyncs
+                and metric(metrics_port, "reconcile_total") >= reconciles + len(names)
+                and metric(metrics_port, "workqueue_depth") == 0
+            ):
                 break
             time.sleep(0.5)
         else:
@@ -154,14 +176,24 @@ def main() -> int:
     per_isvc_before = baseline(fake, names, min(args.baseline_sample, len(names)))
     before_total = per_isvc_before * len(names)
     fake.stop()
-    print(f"daemon bench: {len(names)} InferenceServices in {args.namespaces} namespaces, fake API server, "
-          f"real renderer, resync {args.resync}")
-    print(f"  time to first convergence        {first:8.1f} s   ({requests_to_converge} API requests, "
-          f"{requests_to_converge / len(names):.1f} per isvc)")
-    print(f"  API requests per no-op resync    {len(noop):8d}     ({len(noop) / len(names):.3f} per isvc; watches excluded)")
-    print(f"  daemon memory                    {mem.get('VmRSS', 0) / 1024:8.1f} MiB RSS (peak {mem.get('VmHWM', 0) / 1024:.1f} MiB)")
-    print(f"  baseline: uncached no-op reconcile (pre-issue-11 daemon), measured on {min(args.baseline_sample, len(names))} "
-          f"isvcs: {per_isvc_before:.1f} requests per isvc → {before_total:.0f} per resync")
+    print(
+        f"daemon bench: {len(names)} InferenceServices in {args.namespaces} namespaces, fake API server, "
+        f"real renderer, resync {args.resync}"
+    )
+    print(
+        f"  time to first convergence        {first:8.1f} s   ({requests_to_converge} API requests, "
+        f"{requests_to_converge / len(names):.1f} per isvc)"
+    )
+    print(
+        f"  API requests per no-op resync    {len(noop):8d}     ({len(noop) / len(names):.3f} per isvc; watches excluded)"
+    )
+    print(
+        f"  daemon memory                    {mem.get('VmRSS', 0) / 1024:8.1f} MiB RSS (peak {mem.get('VmHWM', 0) / 1024:.1f} MiB)"
+    )
+    print(
+        f"  baseline: uncached no-op reconcile (pre-issue-11 daemon), measured on {min(args.baseline_sample, len(names))} "
+        f"isvcs: {per_isvc_before:.1f} requests per isvc → {before_total:.0f} per resync"
+    )
     ratio = "∞ (0 now)" if not noop else f"{before_total / len(noop):.0f}x"
     print(f"  requests per no-op resync, baseline / now: {ratio}")
     return 0

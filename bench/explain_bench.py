@@ -44,8 +44,14 @@ t = time.perf_counter(); run(); print(time.perf_counter() - t)
 
 
 def _timed(checkout: Path, path: str, what: str) -> float:
-    out = subprocess.run([sys.executable, "-c", TIMER, str(checkout), path, what], check=True,
-                         capture_output=True, text=True, cwd=checkout, env={**os.environ, "PYTHONPATH": str(checkout)})
+    out = subprocess.run(
+        [sys.executable, "-c", TIMER, str(checkout), path, what],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=checkout,
+        env={**os.environ, "PYTHONPATH": str(checkout)},
+    )
     return float(out.stdout.strip())
 
 
@@ -59,7 +65,9 @@ def main() -> None:
         path = str(Path(tmp) / "isvcs.yaml")
         Path(path).write_text(yaml.safe_dump_all(isvcs(args.count)), "utf-8")
         baseline = Path(tmp) / "baseline"
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(baseline), args.baseline_rev], check=True)
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(baseline), args.baseline_rev], check=True
+        )
         try:
             ours, theirs, explained = [], [], []
             for _ in range(args.rounds):  # interleaved, so machine noise hits all three alike
@@ -71,7 +79,9 @@ def main() -> None:
     render, before, explain = (statistics.median(x) for x in (ours, theirs, explained))
     ratio_render = statistics.median(o / t for o, t in zip(ours, theirs))
     ratio_explain = statistics.median(e / o for e, o in zip(explained, ours))
-    print(f"workload: {args.count} InferenceServices; medians of {args.rounds} rounds; python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
+    print(
+        f"workload: {args.count} InferenceServices; medians of {args.rounds} rounds; python {sys.version.split()[0]}, {os.cpu_count()} CPUs"
+    )
     print(f"render (this checkout, provenance hooks off)        {render:8.3f} s")
     print(f"baseline: render at {args.baseline_rev} (before provenance)  {before:8.3f} s")
     print(f"explain (tracing on, YAML with an origin per line)  {explain:8.3f} s")

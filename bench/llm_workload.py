@@ -30,4 +30,9 @@ def llmisvcs(count: int) -> list[dict[str, Any]]:
 
 def _service(i: int) -> dict[str, Any]:
     meta = {"name": f"llm-{i}", "namespace": f"team-{i % 10}"}
-    return {"apiVersion": "serving.kserve.io/v1alpha2", "kind": "LLMInferenceService", "metadata": meta, "spec": _spec(i % 3, i)}
+    return {
+        "apiVersion": "serving.kserve.io/v1alpha2",
+        "kind": "LLMInferenceService",
+        "metadata": meta,
+        "spec": _spec(i % 3, i),
+    }

@@ -87,7 +87,10 @@ def scale_pair(small: int, large: int) -> tuple[dict, dict]:
         cmd = [sys.executable, __file__, "--scale-child", str(count), "--rounds", str(rounds)]
         out.append(json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout))
     before, big, after = out
-    small_run = {"seconds": (before["seconds"] + after["seconds"]) / 2, "peak_rss_mb": max(before["peak_rss_mb"], after["peak_rss_mb"])}
+    small_run = {
+        "seconds": (before["seconds"] + after["seconds"]) / 2,
+        "peak_rss_mb": max(before["peak_rss_mb"], after["peak_rss_mb"]),
+    }
     return small_run, big
 
 
@@ -106,11 +109,15 @@ def main() -> None:
     manifests = isvcs(args.count)
     source = dump_yaml(manifests)
     objects = render_objects(manifests)
-    print(f"workload: {args.count} InferenceServices → {len(objects)} objects, {len(dump_yaml(objects)) / 1e6:.1f} MB of YAML")
+    print(
+        f"workload: {args.count} InferenceServices → {len(objects)} objects, {len(dump_yaml(objects)) / 1e6:.1f} MB of YAML"
+    )
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs; medians of {args.rounds} rounds\n")
 
     t_render = median_time(lambda: dump_yaml(render_objects(manifests)), args.rounds)
-    t_parse_render = median_time(lambda: dump_yaml(compile_documents(parse_text(source, "bench.yaml")).objects), args.rounds)
+    t_parse_render = median_time(
+        lambda: dump_yaml(compile_documents(parse_text(source, "bench.yaml")).objects), args.rounds
+    )
     t_compile_only = median_time(lambda: render_objects(manifests), args.rounds)
     t_emit = median_time(lambda: dump_yaml(objects), args.rounds)
     t_floor = median_time(lambda: yaml.dump_all(objects, Dumper=yaml.CSafeDumper, sort_keys=True), args.rounds)
@@ -146,10 +153,14 @@ def main() -> None:
             max(3, args.rounds),
         )
         t_cli = cli_vs_floor.first
-        t_one = median_time(lambda: subprocess.run(cli + [str(one)], check=True, capture_output=True), max(10, 2 * args.rounds))
+        t_one = median_time(
+            lambda: subprocess.run(cli + [str(one)], check=True, capture_output=True), max(10, 2 * args.rounds)
+        )
         one_llm = Path(tmp) / "one-llm.yaml"
         one_llm.write_text(dump_yaml(llm_manifests[:1]))
-        t_one_llm = median_time(lambda: subprocess.run(cli + [str(one_llm)], check=True, capture_output=True), max(10, 2 * args.rounds))
+        t_one_llm = median_time(
+            lambda: subprocess.run(cli + [str(one_llm)], check=True, capture_output=True), max(10, 2 * args.rounds)
+        )
         t_python = median_time(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True), args.rounds)
         rows += [
             (f"CLI: kserve-compile render of {args.count} isvcs (process start to exit)", t_cli),
@@ -163,10 +174,17 @@ def main() -> None:
             subset = render_objects(manifests[: args.kustomize_isvcs])
             outdir = Path(tmp) / "out"
             write_output_dir(subset, outdir)
-            t_kustomize = median_time(lambda: subprocess.run(["kubectl", "kustomize", str(outdir)], check=True, capture_output=True), 3)
-            t_ours_subset = median_time(lambda: dump_yaml(render_objects(manifests[: args.kustomize_isvcs])), args.rounds)
+            t_kustomize = median_time(
+                lambda: subprocess.run(["kubectl", "kustomize", str(outdir)], check=True, capture_output=True), 3
+            )
+            t_ours_subset = median_time(
+                lambda: dump_yaml(render_objects(manifests[: args.kustomize_isvcs])), args.rounds
+            )
             rows += [
-                (f"baseline: kubectl kustomize over the rendered objects of {args.kustomize_isvcs} isvcs ({len(subset)} objects)", t_kustomize),
+                (
+                    f"baseline: kubectl kustomize over the rendered objects of {args.kustomize_isvcs} isvcs ({len(subset)} objects)",
+                    t_kustomize,
+                ),
                 (f"  ours, render + emit of the same {args.kustomize_isvcs} isvcs", t_ours_subset),
             ]
 
@@ -184,24 +202,34 @@ def main() -> None:
     print(f"\nisvcs/s in-process (manifests → YAML): {args.count / t_render:,.0f}")
     print(f"peak RSS of this process: {peak_mb:.0f} MB")
     if large is not None:
-        print(f"peak RSS of the {args.count}-isvc process: {small['peak_rss_mb']:.0f} MB; of the {args.large}-isvc process: {large['peak_rss_mb']:.0f} MB")
+        print(
+            f"peak RSS of the {args.count}-isvc process: {small['peak_rss_mb']:.0f} MB; of the {args.large}-isvc process: {large['peak_rss_mb']:.0f} MB"
+        )
     print("\nratios and targets:")
     print(f"  in-process render to YAML: {t_render:.3f} s  (target ≤ 0.5 s)  {met(t_render <= 0.5)}")
     print(f"  in-process / libyaml floor: {t_render / t_floor:.2f}×")
     ratio = cli_vs_floor.ratio
-    print(f"  CLI over {args.count} isvcs / libyaml floor (alternating runs): {ratio:.2f}×  (target ≤ 1.0×)  {met(ratio <= 1.0)}")
+    print(
+        f"  CLI over {args.count} isvcs / libyaml floor (alternating runs): {ratio:.2f}×  (target ≤ 1.0×)  {met(ratio <= 1.0)}"
+    )
     print(f"  our emitter / libyaml floor (emission alone): {t_emit / t_floor:.2f}×")
     if small is not None and large is not None:
         scale = large["seconds"] / small["seconds"]
         bound = 1.1 * args.large / args.count
-        print(f"  {args.large} isvcs / {args.count} isvcs (fresh processes): {scale:.2f}×  (target ≤ {bound:.0f}×: linear)  {met(scale <= bound)}")
+        print(
+            f"  {args.large} isvcs / {args.count} isvcs (fresh processes): {scale:.2f}×  (target ≤ {bound:.0f}×: linear)  {met(scale <= bound)}"
+        )
     print(f"  one-isvc CLI wall: {t_one:.3f} s  (target ≤ 0.2 s)  {met(t_one <= 0.2)}")
     if t_kustomize:
         print(f"  kubectl kustomize / ours (same objects): {t_kustomize / t_ours_subset:.1f}×")
-    print(f"  LLM / InferenceService, {args.count} each → YAML in-process: {t_llm / t_render:.2f}×  (target ≤ 2×)  "
-          f"{met(t_llm <= 2 * t_render)}")
-    print(f"  one-LLMInferenceService CLI wall: {t_one_llm:.3f} s, {t_one_llm / t_one:.2f}× the one-isvc figure  "
-          f"(target ≤ the one-isvc budget, 0.2 s)  {met(t_one_llm <= 0.2)}")
+    print(
+        f"  LLM / InferenceService, {args.count} each → YAML in-process: {t_llm / t_render:.2f}×  (target ≤ 2×)  "
+        f"{met(t_llm <= 2 * t_render)}"
+    )
+    print(
+        f"  one-LLMInferenceService CLI wall: {t_one_llm:.3f} s, {t_one_llm / t_one:.2f}× the one-isvc figure  "
+        f"(target ≤ the one-isvc budget, 0.2 s)  {met(t_one_llm <= 0.2)}"
+    )
 
 
 def met(ok: bool) -> str:

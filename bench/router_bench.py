@@ -44,8 +44,12 @@ _CONTENT_LENGTH = re.compile(rb"content-length:\s*(\d+)", re.IGNORECASE)
 class _StubProtocol(asyncio.Protocol):
     """Answers every HTTP/1.1 request on the connection with the same JSON body."""
 
-    answer = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
-              + str(len(STUB_BODY)).encode() + b"\r\n\r\n" + STUB_BODY)
+    answer = (
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+        + str(len(STUB_BODY)).encode()
+        + b"\r\n\r\n"
+        + STUB_BODY
+    )
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
@@ -215,8 +219,10 @@ async def measured(pid: int, port: int, concurrency: int, seconds: float) -> Mea
 
 
 async def load(port: int, concurrency: int, seconds: float, path: str = "/") -> Measure:
-    request = (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
-               f"Content-Length: {len(REQUEST)}\r\n\r\n").encode() + REQUEST
+    request = (
+        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(REQUEST)}\r\n\r\n"
+    ).encode() + REQUEST
     stats = _Stats(warmup_until=time.perf_counter() + min(1.0, seconds / 4))
     loop = asyncio.get_running_loop()
     clients = []
@@ -230,8 +236,9 @@ async def load(port: int, concurrency: int, seconds: float, path: str = "/") -> 
     if len(lat) < 2:
         return Measure(0.0, 0.0, 0.0, stats.errors, stats.total)
     rps = (len(lat) - 1) / (stats.end - stats.start)
-    return Measure(rps, 1000 * lat[len(lat) // 2], 1000 * lat[min(len(lat) - 1, int(len(lat) * 0.99))], stats.errors,
-                   stats.total)
+    return Measure(
+        rps, 1000 * lat[len(lat) // 2], 1000 * lat[min(len(lat) - 1, int(len(lat) * 0.99))], stats.errors, stats.total
+    )
 
 
 # --- orchestration ------------------------------------------------------------------------------------------------
@@ -264,8 +271,13 @@ def _spawn(argv: list[str], cpus: set[int], ready_port: int | None = None) -> su
 
 
 def _client_alone(url: str, cpus: set[int]) -> tuple[float, float]:
-    proc = subprocess.Popen([sys.executable, __file__, "--role", "client", "--urls", url], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, __file__, "--role", "client", "--urls", url],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     os.sched_setaffinity(proc.pid, cpus)
     out, _ = proc.communicate(timeout=300)
     cpu, rate = out.split()
@@ -288,8 +300,14 @@ def _median(values: list[float]) -> float:
 
 def _summary(runs: list[Measure]) -> Measure:
     """Medians over rounds, field by field."""
-    return Measure(_median([m.rps for m in runs]), _median([m.p50_ms for m in runs]), _median([m.p99_ms for m in runs]),
-                   sum(m.errors for m in runs), sum(m.requests for m in runs), _median([m.cpu_us for m in runs]))
+    return Measure(
+        _median([m.rps for m in runs]),
+        _median([m.p50_ms for m in runs]),
+        _median([m.p99_ms for m in runs]),
+        sum(m.errors for m in runs),
+        sum(m.requests for m in runs),
+        _median([m.cpu_us for m in runs]),
+    )
 
 
 def run(args: argparse.Namespace) -> None:
@@ -299,18 +317,24 @@ def run(args: argparse.Namespace) -> None:
     stub_ports = _free_ports(3)
     urls = [f"http://127.0.0.1:{p}/v1/models/m{i}:predict" for i, p in enumerate(stub_ports)]
     procs = [_spawn([sys.executable, __file__, "--role", "stubs", "--ports", ",".join(map(str, stub_ports))], other)]
-    print(f"router_bench {time.strftime('%Y-%m-%d %H:%M')}: router/forwarder on CPU {args.router_cpu}; stubs + load "
-          f"generator on CPUs {sorted(other)}; {args.rounds} rounds x {args.seconds}s per figure (medians over rounds); "
-          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    print(
+        f"router_bench {time.strftime('%Y-%m-%d %H:%M')}: router/forwarder on CPU {args.router_cpu}; stubs + load "
+        f"generator on CPUs {sorted(other)}; {args.rounds} rounds x {args.seconds}s per figure (medians over rounds); "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+    )
     concurrency = [int(c) for c in args.concurrency.split(",")]
     try:
         direct = asyncio.run(load(stub_ports[0], 1, args.seconds))
         print(f"direct stub latency at c=1: p50 {direct.p50_ms:.3f} ms, p99 {direct.p99_ms:.3f} ms")
         client = _client_alone(urls[0], router_cpus)
-        print(f"aiohttp client alone on CPU {args.router_cpu} (c=16): {client[0]:.1f} us CPU per call, "
-              f"{client[1]:.0f} calls/s")
+        print(
+            f"aiohttp client alone on CPU {args.router_cpu} (c=16): {client[0]:.1f} us CPU per call, "
+            f"{client[1]:.0f} calls/s"
+        )
         for kind, calls, hops in (("sequence", 2, 2), ("ensemble", 1, 1)):
-            _compare(kind, urls if kind == "ensemble" else urls[:2], concurrency, direct, calls, hops, router_cpus, args)
+            _compare(
+                kind, urls if kind == "ensemble" else urls[:2], concurrency, direct, calls, hops, router_cpus, args
+            )
         print(f"\nload average at the end: {os.getloadavg()[0]:.1f}")
     finally:
         for proc in procs:
@@ -318,17 +342,55 @@ def run(args: argparse.Namespace) -> None:
             proc.wait()
 
 
-def _compare(kind: str, urls: list[str], concurrency: list[int], direct: Measure, calls: int, hops: int,
-             cpus: set[int], args: argparse.Namespace) -> None:
+def _compare(
+    kind: str,
+    urls: list[str],
+    concurrency: list[int],
+    direct: Measure,
+    calls: int,
+    hops: int,
+    cpus: set[int],
+    args: argparse.Namespace,
+) -> None:
     rport, fport = _free_ports(2)
-    router = _spawn([sys.executable, "-m", "router", "--graph-json", _graph(kind, urls), "--host", "127.0.0.1",
-                     "--port", str(rport), "--drain-seconds", "0"], cpus, ready_port=rport)
-    forwarder = _spawn([sys.executable, __file__, "--role", "forwarder", "--kind", kind, "--port", str(fport),
-                        "--urls", ",".join(urls)], cpus)
+    router = _spawn(
+        [
+            sys.executable,
+            "-m",
+            "router",
+            "--graph-json",
+            _graph(kind, urls),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(rport),
+            "--drain-seconds",
+            "0",
+        ],
+        cpus,
+        ready_port=rport,
+    )
+    forwarder = _spawn(
+        [
+            sys.executable,
+            __file__,
+            "--role",
+            "forwarder",
+            "--kind",
+            kind,
+            "--port",
+            str(fport),
+            "--urls",
+            ",".join(urls),
+        ],
+        cpus,
+    )
     title = "2-step Sequence" if kind == "sequence" else "3-way Ensemble"
     print(f"\n{title}:")
-    print(f"  {'c':>3} | {'router req/s':>12} {'p50 ms':>7} {'p99 ms':>7} {'CPU us/req':>10} | {'forwarder req/s':>15} "
-          f"{'p50 ms':>7} {'p99 ms':>7} {'CPU us/req':>10} | req/s ratio | CPU ratio")
+    print(
+        f"  {'c':>3} | {'router req/s':>12} {'p50 ms':>7} {'p99 ms':>7} {'CPU us/req':>10} | {'forwarder req/s':>15} "
+        f"{'p50 ms':>7} {'p99 ms':>7} {'CPU us/req':>10} | req/s ratio | CPU ratio"
+    )
     try:
         for c in concurrency:
             r_runs, f_runs = [], []
@@ -339,9 +401,11 @@ def _compare(kind: str, urls: list[str], concurrency: list[int], direct: Measure
             ratio = _median([a.rps / b.rps for a, b in zip(r_runs, f_runs) if b.rps])
             cpu = _median([b.cpu_us / a.cpu_us for a, b in zip(r_runs, f_runs) if a.cpu_us])
             errors = r.errors + f.errors
-            print(f"  {c:>3} | {r.rps:>12.0f} {r.p50_ms:>7.2f} {r.p99_ms:>7.2f} {r.cpu_us:>10.0f} | {f.rps:>15.0f} "
-                  f"{f.p50_ms:>7.2f} {f.p99_ms:>7.2f} {f.cpu_us:>10.0f} | {ratio:>11.0%} | {cpu:>9.0%}"
-                  + (f"  ({errors} non-200 answers)" if errors else ""))
+            print(
+                f"  {c:>3} | {r.rps:>12.0f} {r.p50_ms:>7.2f} {r.p99_ms:>7.2f} {r.cpu_us:>10.0f} | {f.rps:>15.0f} "
+                f"{f.p50_ms:>7.2f} {f.p99_ms:>7.2f} {f.cpu_us:>10.0f} | {ratio:>11.0%} | {cpu:>9.0%}"
+                + (f"  ({errors} non-200 answers)" if errors else "")
+            )
             if c == 1:
                 for name, m in (("router", r), ("forwarder", f)):
                     p50 = (m.p50_ms - calls * direct.p50_ms) / hops

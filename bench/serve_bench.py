@@ -45,7 +45,6 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 import numpy as np  # noqa: E402
-
 from serve import procs, raw, spy  # noqa: E402
 from serve.bodies import Body, body, decode_response  # noqa: E402
 from serve.load import Load, measure  # noqa: E402
@@ -78,8 +77,13 @@ def group_title(group: tuple[str, bool, int]) -> str:
 # --- what runs ------------------------------------------------------------------------------------
 def scenarios(quick: bool, models: list[str]) -> list[Scenario]:
     if quick:
-        return [Scenario("mlp", False, 1, 8), Scenario("mlp", False, 1, 64), Scenario("mlp", False, 32, 8),
-                Scenario("mlp", True, 1, 8), Scenario("wide", False, 1, 64)]
+        return [
+            Scenario("mlp", False, 1, 8),
+            Scenario("mlp", False, 1, 64),
+            Scenario("mlp", False, 32, 8),
+            Scenario("mlp", True, 1, 8),
+            Scenario("wide", False, 1, 64),
+        ]
     out = []
     for binary in (False, True):
         for rows in (1, 32):
@@ -106,14 +110,23 @@ def ensure_kserve_venv() -> Path:
     if not python.exists():
         print(f"creating {KSERVE_VENV} ({KSERVE_REQUIREMENT}, onnxruntime, numpy from PyPI) ...", file=sys.stderr)
         subprocess.run([sys.executable, "-m", "venv", str(KSERVE_VENV)], check=True)
-        subprocess.run([str(KSERVE_VENV / "bin" / "pip"), "install", "-q", KSERVE_REQUIREMENT, "onnxruntime", "numpy"],
-                       check=True)
+        subprocess.run(
+            [str(KSERVE_VENV / "bin" / "pip"), "install", "-q", KSERVE_REQUIREMENT, "onnxruntime", "numpy"], check=True
+        )
     return python
 
 
 def kserve_version(python: Path) -> str:
-    done = subprocess.run([str(python), "-c", "import importlib.metadata as m; print(m.version('kserve'), "
-                           "m.version('fastapi'), m.version('onnxruntime'))"], capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            str(python),
+            "-c",
+            "import importlib.metadata as m; print(m.version('kserve'), "
+            "m.version('fastapi'), m.version('onnxruntime'))",
+        ],
+        capture_output=True,
+        text=True,
+    )
     kserve, fastapi, ort = (done.stdout.split() + ["?", "?", "?"])[:3]
     return f"kserve {kserve} (fastapi {fastapi}, onnxruntime {ort})"
 
@@ -203,14 +216,17 @@ def batching_identity(batched: procs.Server, plain: procs.Server, model: BenchMo
             mismatches += 1
     runs = count_after - count_before
     rows = sum_after - sum_before
-    merged_text = f"{rows:.0f} rows in {runs:.0f} merged runs, {rows / runs:.1f} rows per run" if runs else "no merged runs"
+    merged_text = (
+        f"{rows:.0f} rows in {runs:.0f} merged runs, {rows / runs:.1f} rows per run" if runs else "no merged runs"
+    )
     verdict = "identical" if mismatches == 0 else f"{mismatches} DIFFER"
     return f"{model.name}: 64 concurrent requests, {verdict} to unbatched and in-process results; {merged_text}"
 
 
 # --- measuring --------------------------------------------------------------------------------------
-def raw_limits(models: dict[str, BenchModel], groups: set[tuple[str, bool, int]], cpu: int | None,
-               seconds: float) -> dict[tuple[str, bool, int], dict[str, float]]:
+def raw_limits(
+    models: dict[str, BenchModel], groups: set[tuple[str, bool, int]], cpu: int | None, seconds: float
+) -> dict[tuple[str, bool, int], dict[str, float]]:
     """Requests/s of the in-process loops, pinned to the server core (one round)."""
     before = os.sched_getaffinity(0)
     if cpu is not None:
@@ -223,8 +239,10 @@ def raw_limits(models: dict[str, BenchModel], groups: set[tuple[str, bool, int]]
             session = raw.session(model)
             x = sample_rows(model, rows, 1)
             request = body(model, x, binary)
-            out[group] = {"run": raw.run_rate(session, model, x, seconds),
-                          "codec": raw.codec_rate(session, model, request, seconds)}
+            out[group] = {
+                "run": raw.run_rate(session, model, x, seconds),
+                "codec": raw.codec_rate(session, model, request, seconds),
+            }
         return out
     finally:
         os.sched_setaffinity(0, before)
@@ -243,15 +261,20 @@ def fmt_ratio(value: float) -> str:
 
 
 def main() -> int:  # noqa: C901, PLR0912, PLR0915 - one linear script
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--quick", action="store_true", help="the MLP and the target scenarios only, 2 rounds (~1.5 min)")
     ap.add_argument("--skip-kserve", action="store_true", help="leave KServe out (no network for its virtualenv)")
     ap.add_argument("--rounds", type=int, default=None, help="rounds per scenario (default 3, quick 2)")
     ap.add_argument("--seconds", type=int, default=2, help="wrk duration of one measurement")
     ap.add_argument("--server-cpu", type=int, default=0)
     ap.add_argument("--client-cpu", type=int, default=1)
-    ap.add_argument("--profile", action="store_true",
-                    help="after the rounds, py-spy profiles of 'ours' under the target loads (py-spy in .bench/)")
+    ap.add_argument(
+        "--profile",
+        action="store_true",
+        help="after the rounds, py-spy profiles of 'ours' under the target loads (py-spy in .bench/)",
+    )
     args = ap.parse_args()
     rounds = args.rounds or (2 if args.quick else 3)
     cpus = os.sched_getaffinity(0)
@@ -290,11 +313,15 @@ def main() -> int:  # noqa: C901, PLR0912, PLR0915 - one linear script
         kinds = [OURS, BATCHED, STARLETTE] + ([KSERVE] if kserve_python else [])
 
         print(f"# serve_bench {'--quick ' if args.quick else ''}· {time.strftime('%Y-%m-%d %H:%M')}")
-        print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs "
-              f"({_cpu_model()}), Linux {platform.release()}, Python {platform.python_version()}")
+        print(
+            f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs "
+            f"({_cpu_model()}), Linux {platform.release()}, Python {platform.python_version()}"
+        )
         print(f"pinning: servers and in-process loops on CPU {server_cpu}, wrk -t1 on CPU {client_cpu}")
-        print(f"ours: onnxruntime {onnxruntime.__version__}, starlette {starlette.__version__}, uvicorn {uvicorn.__version__}; "
-              f"{kserve_text}")
+        print(
+            f"ours: onnxruntime {onnxruntime.__version__}, starlette {starlette.__version__}, uvicorn {uvicorn.__version__}; "
+            f"{kserve_text}"
+        )
         print(f"rounds: {rounds} × {args.seconds} s per measurement; figures are medians\n")
 
         # start every server one after the other (startup times are not disturbed by each other)
@@ -302,8 +329,9 @@ def main() -> int:  # noqa: C901, PLR0912, PLR0915 - one linear script
         for model in built:
             for kind in kinds:
                 print(f"starting {kind} for {model.name} ...", file=sys.stderr)
-                server = procs.start(kind, model.name, server_argv(kind, model, kserve_python), server_cpu, workdir,
-                                     "/v2/health/ready")
+                server = procs.start(
+                    kind, model.name, server_argv(kind, model, kserve_python), server_cpu, workdir, "/v2/health/ready"
+                )
                 started_all.append(server)
                 servers[(kind, model.name)] = server
 
@@ -320,8 +348,9 @@ def main() -> int:  # noqa: C901, PLR0912, PLR0915 - one linear script
                     bodies[model.name][(binary, rows)] = (x, body(model, x, binary))
             for kind in kinds:
                 problems += verify(servers[(kind, model.name)], model, sessions[model.name], bodies[model.name])
-        identity = [batching_identity(servers[(BATCHED, m.name)], servers[(OURS, m.name)], m, sessions[m.name])
-                    for m in built]
+        identity = [
+            batching_identity(servers[(BATCHED, m.name)], servers[(OURS, m.name)], m, sessions[m.name]) for m in built
+        ]
 
         groups = {s.group for s in plan}
 
@@ -336,8 +365,17 @@ def main() -> int:  # noqa: C901, PLR0912, PLR0915 - one linear script
                 request = bodies[scenario.model][(scenario.binary, scenario.rows)][1]
                 for kind in servers_for(scenario, set(kinds)):
                     server = servers[(kind, scenario.model)]
-                    results[(scenario, kind)].append(measure(server, infer_path(scenario.model), request,
-                                                             scenario.connections, args.seconds, client_cpu, workdir))
+                    results[(scenario, kind)].append(
+                        measure(
+                            server,
+                            infer_path(scenario.model),
+                            request,
+                            scenario.connections,
+                            args.seconds,
+                            client_cpu,
+                            workdir,
+                        )
+                    )
         print(file=sys.stderr)
 
         def per_round_ratio(scenario: Scenario, a: str, b: str, key) -> float:  # noqa: ANN001
@@ -358,30 +396,40 @@ def main() -> int:  # noqa: C901, PLR0912, PLR0915 - one linear script
         for group, members in by_group.items():
             rows = group[2]
             print(f"## {group_title(group)}")
-            print(f"{'server':<15}{'c':>4}{'req/s':>10}{'rows/s':>11}{'p50 ms':>9}{'p99 ms':>9}{'CPU µs/req':>12}"
-                  f"{'errors':>8}{'ours ÷ this':>13}")
+            print(
+                f"{'server':<15}{'c':>4}{'req/s':>10}{'rows/s':>11}{'p50 ms':>9}{'p99 ms':>9}{'CPU µs/req':>12}"
+                f"{'errors':>8}{'ours ÷ this':>13}"
+            )
             for scenario in members:
                 for kind in servers_for(scenario, set(kinds)):
                     loads = results[(scenario, kind)]
                     rps = median([x.rps for x in loads])
                     ratio = "" if kind == OURS else fmt_ratio(per_round_ratio(scenario, OURS, kind, lambda x: x.rps))
-                    print(f"{kind:<15}{scenario.connections:>4}{fmt_rate(rps):>10}{fmt_rate(rps * rows):>11}"
-                          f"{median([x.p50_ms for x in loads]):>9.2f}{median([x.p99_ms for x in loads]):>9.2f}"
-                          f"{median([x.cpu_us_per_request for x in loads]):>12.0f}{sum(x.errors for x in loads):>8}"
-                          f"{ratio:>13}")
+                    print(
+                        f"{kind:<15}{scenario.connections:>4}{fmt_rate(rps):>10}{fmt_rate(rps * rows):>11}"
+                        f"{median([x.p50_ms for x in loads]):>9.2f}{median([x.p99_ms for x in loads]):>9.2f}"
+                        f"{median([x.cpu_us_per_request for x in loads]):>12.0f}{sum(x.errors for x in loads):>8}"
+                        f"{ratio:>13}"
+                    )
             limit = limits[group]
             best = max(members, key=lambda s: median([x.rps for x in results[(s, OURS)]]))
             for key, label in (("run", "in-process run"), ("codec", "in-process codec")):
-                print(f"{label:<15}{'–':>4}{fmt_rate(limit[key]):>10}{fmt_rate(limit[key] * rows):>11}{'':>9}{'':>9}"
-                      f"{1e6 / limit[key]:>12.1f}{'':>8}{fmt_ratio(per_round_raw_ratio(best, key)):>13}")
-            print(f"(in-process rows: 'ours ÷ this' uses ours at c={best.connections}, its best here; "
-                  "CPU µs/req = 1/rate)\n")
+                print(
+                    f"{label:<15}{'–':>4}{fmt_rate(limit[key]):>10}{fmt_rate(limit[key] * rows):>11}{'':>9}{'':>9}"
+                    f"{1e6 / limit[key]:>12.1f}{'':>8}{fmt_ratio(per_round_raw_ratio(best, key)):>13}"
+                )
+            print(
+                f"(in-process rows: 'ours ÷ this' uses ours at c={best.connections}, its best here; "
+                "CPU µs/req = 1/rate)\n"
+            )
 
         # --- startup and memory -----------------------------------------------------------------------
         print("## startup and memory (one process per server and model; startup = spawn until ready answers 200)")
         print(f"{'server':<15}{'model':<7}{'startup s':>11}{'RSS ready MiB':>15}{'RSS peak MiB':>14}")
         for (kind, name), server in servers.items():
-            print(f"{kind:<15}{name:<7}{server.startup_s:>11.2f}{server.rss_ready_mib:>15.0f}{server.peak_rss_mib():>14.0f}")
+            print(
+                f"{kind:<15}{name:<7}{server.startup_s:>11.2f}{server.rss_ready_mib:>15.0f}{server.peak_rss_mib():>14.0f}"
+            )
         print()
 
         # --- targets --------------------------------------------------------------------------------
@@ -413,8 +461,12 @@ def main() -> int:  # noqa: C901, PLR0912, PLR0915 - one linear script
                 target(f"{name}: batch 1, c=64 p99 ≤ ¼ of KServe's", r <= 0.25, f"{r:.2f}×", c64)
             if protocol and (b32, OURS) in results:
                 r = per_round_raw_ratio(b32, "codec")
-                target(f"{name}: batch 32, c=8 rows/s ≥ 50% of the in-process decode → run → encode loop", r >= 0.5,
-                       f"{r:.0%}", b32)
+                target(
+                    f"{name}: batch 32, c=8 rows/s ≥ 50% of the in-process decode → run → encode loop",
+                    r >= 0.5,
+                    f"{r:.0%}",
+                    b32,
+                )
             if (c64, BATCHED) in results:
                 r = per_round_ratio(c64, BATCHED, OURS, lambda x: x.rps)
                 p99 = per_round_ratio(c64, BATCHED, OURS, lambda x: x.p99_ms)
@@ -423,26 +475,38 @@ def main() -> int:  # noqa: C901, PLR0912, PLR0915 - one linear script
                 if name == "wide":
                     target(f"{name}: dynamic batching gains req/s at batch 1, c=64", r > 1.0, figure, c64)
                 else:
-                    info.append(f"{name}: dynamic batching at batch 1, c=64 (inference is ~5% of a request here): {figure}")
+                    info.append(
+                        f"{name}: dynamic batching at batch 1, c=64 (inference is ~5% of a request here): {figure}"
+                    )
         ours_errors = sum(x.errors for (s, k), loads in results.items() if k in (OURS, BATCHED) for x in loads)
         ours_problems = [p for p in problems if p.startswith(OURS)]
-        target("no errors from ours (every wrk run, every verified answer)", not ours_errors and not ours_problems,
-               f"{ours_errors} errors, {len(ours_problems)} wrong answers")
-        target("dynamic batching answers identical to unbatched", all(" identical " in t for t in identity),
-               "; ".join(t.split(":", 1)[0] + (" identical" if " identical " in t else " differ") for t in identity))
+        target(
+            "no errors from ours (every wrk run, every verified answer)",
+            not ours_errors and not ours_problems,
+            f"{ours_errors} errors, {len(ours_problems)} wrong answers",
+        )
+        target(
+            "dynamic batching answers identical to unbatched",
+            all(" identical " in t for t in identity),
+            "; ".join(t.split(":", 1)[0] + (" identical" if " identical " in t else " differ") for t in identity),
+        )
         for text, ok, figure in verdicts:
             print(f"{'MET    ' if ok else 'NOT MET'}  {text}: {figure}")
         for text in info:
             print(f"info     {text}")
         print()
         print("## correctness")
-        print("every server × model × (JSON, binary) × (batch 1, 32): "
-              + ("answers equal in-process ONNX Runtime exactly" if not problems else "; ".join(problems)))
+        print(
+            "every server × model × (JSON, binary) × (batch 1, 32): "
+            + ("answers equal in-process ONNX Runtime exactly" if not problems else "; ".join(problems))
+        )
         for line in identity:
             print("batching: " + line)
         other_errors = {k: sum(x.errors for (s, kk), loads in results.items() if kk == k for x in loads) for k in kinds}
-        print("wrk errors (connect/read/write/timeout/non-2xx) per server: "
-              + ", ".join(f"{k} {v}" for k, v in other_errors.items()))
+        print(
+            "wrk errors (connect/read/write/timeout/non-2xx) per server: "
+            + ", ".join(f"{k} {v}" for k, v in other_errors.items())
+        )
 
         if args.profile:
             py_spy = spy.ensure_py_spy(BENCH_DIR)
@@ -453,8 +517,15 @@ def main() -> int:  # noqa: C901, PLR0912, PLR0915 - one linear script
                     seconds = max(3, args.seconds * 2)
                     sampler = spy.record(py_spy, server.process.pid, seconds, out, client_cpu)
                     time.sleep(0.3)
-                    measure(server, infer_path(scenario.model), bodies[scenario.model][(False, scenario.rows)][1],
-                            scenario.connections, seconds, client_cpu, workdir)
+                    measure(
+                        server,
+                        infer_path(scenario.model),
+                        bodies[scenario.model][(False, scenario.rows)][1],
+                        scenario.connections,
+                        seconds,
+                        client_cpu,
+                        workdir,
+                    )
                     _, err = sampler.communicate(timeout=60)
                     print(f"\n## py-spy: {kind}, {group_title(scenario.group)}, c={scenario.connections}")
                     print(spy.summarize(out, ROOT) if out.exists() else f"  py-spy failed: {err.decode()[-500:]}")

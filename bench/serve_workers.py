@@ -43,9 +43,23 @@ def main() -> int:
     servers = {}
     try:
         for n in args.workers:
-            argv = [sys.executable, "-m", "server", "--model_name", "mlp", "--model_dir", str(model.model_dir),
-                    "--http_port", "{port}", "--bind_address", "127.0.0.1", "--enable_grpc", "false",
-                    "--workers", str(n)]
+            argv = [
+                sys.executable,
+                "-m",
+                "server",
+                "--model_name",
+                "mlp",
+                "--model_dir",
+                str(model.model_dir),
+                "--http_port",
+                "{port}",
+                "--bind_address",
+                "127.0.0.1",
+                "--enable_grpc",
+                "false",
+                "--workers",
+                str(n),
+            ]
             servers[n] = procs.start(f"workers{n}", "mlp", argv, None, work, "/v2/health/ready")
         time.sleep(1.0)  # every worker past its startup
         for _ in range(args.rounds):
@@ -60,19 +74,23 @@ def main() -> int:
     return 0
 
 
-def render(results: dict[tuple[int, int], list[tuple[float, float, int]]], args: argparse.Namespace,
-           client_cpu: int | None) -> str:
-    title = (f"# serve_workers · {time.strftime('%Y-%m-%d %H:%M')} · {os.cpu_count()} CPUs · wrk -t1 on CPU "
-             f"{client_cpu} · {args.rounds} rounds × {args.seconds} s · mlp V2 JSON batch 1")
-    lines = [title, "",
-             "| workers | c | req/s | × N=1 | p99 ms | errors |", "|---:|---:|---:|---:|---:|---:|"]
+def render(
+    results: dict[tuple[int, int], list[tuple[float, float, int]]], args: argparse.Namespace, client_cpu: int | None
+) -> str:
+    title = (
+        f"# serve_workers · {time.strftime('%Y-%m-%d %H:%M')} · {os.cpu_count()} CPUs · wrk -t1 on CPU "
+        f"{client_cpu} · {args.rounds} rounds × {args.seconds} s · mlp V2 JSON batch 1"
+    )
+    lines = [title, "", "| workers | c | req/s | × N=1 | p99 ms | errors |", "|---:|---:|---:|---:|---:|---:|"]
     for c in args.connections:
         base = [r[0] for r in results[(args.workers[0], c)]]
         for n in args.workers:
             rows = results[(n, c)]
             ratio = statistics.median(r[0] / b for r, b in zip(rows, base))
-            lines.append(f"| {n} | {c} | {statistics.median(r[0] for r in rows):,.0f} | {ratio:.2f}× | "
-                         f"{statistics.median(r[1] for r in rows):.2f} | {sum(r[2] for r in rows)} |")
+            lines.append(
+                f"| {n} | {c} | {statistics.median(r[0] for r in rows):,.0f} | {ratio:.2f}× | "
+                f"{statistics.median(r[1] for r in rows):.2f} | {sum(r[2] for r in rows)} |"
+            )
     return "\n".join(lines)
 
 

@@ -54,7 +54,8 @@ def build_models(root: Path) -> None:
 
     build_mlp(root)  # root/mlp/model.onnx
     graph = helper.make_graph(
-        [helper.make_node("Identity", ["s"], ["t"])], "strings",
+        [helper.make_node("Identity", ["s"], ["t"])],
+        "strings",
         [helper.make_tensor_value_info("s", TensorProto.STRING, ["n"])],
         [helper.make_tensor_value_info("t", TensorProto.STRING, ["n"])],
     )
@@ -68,9 +69,9 @@ def bytes_body() -> tuple[bytes, bytes]:
     """(headers, body): 15 M empty strings whose last length prefix claims 100 bytes that are not there."""
     data = bytearray(4 * BYTES_ELEMENTS)
     data[-4:] = (100).to_bytes(4, "little")
-    head = (
-        b'{"inputs":[{"name":"s","datatype":"BYTES","shape":[%d],"parameters":{"binary_data_size":%d}}]}'
-        % (BYTES_ELEMENTS, len(data))
+    head = b'{"inputs":[{"name":"s","datatype":"BYTES","shape":[%d],"parameters":{"binary_data_size":%d}}]}' % (
+        BYTES_ELEMENTS,
+        len(data),
     )
     body = head + bytes(data)
     headers = b"Inference-Header-Content-Length: %d\r\n" % len(head)
@@ -82,8 +83,10 @@ def json_body() -> tuple[bytes, bytes]:
 
     rows = 57_000_000 // (64 * 9)
     values = np.full(rows * 64 - 1, 0.123456, dtype=np.float64)
-    body = orjson.dumps({"inputs": [{"name": "input", "datatype": "FP32", "shape": [rows, 64], "data": values}]},
-                        option=orjson.OPT_SERIALIZE_NUMPY)
+    body = orjson.dumps(
+        {"inputs": [{"name": "input", "datatype": "FP32", "shape": [rows, 64], "data": values}]},
+        option=orjson.OPT_SERIALIZE_NUMPY,
+    )
     return b"Content-Type: application/json\r\n", body
 
 
@@ -107,7 +110,9 @@ ANSWERS: list[bytes] = []  # status lines the attacks got, to show they reached 
 
 
 def repeat_post(port: int, path: str, headers: bytes, body: bytes) -> Callable[[threading.Event], None]:
-    request = (b"POST %s HTTP/1.1\r\nHost: bench\r\nContent-Length: %d\r\n" % (path.encode(), len(body))) + headers + b"\r\n"
+    request = (
+        (b"POST %s HTTP/1.1\r\nHost: bench\r\nContent-Length: %d\r\n" % (path.encode(), len(body))) + headers + b"\r\n"
+    )
 
     def run(stop: threading.Event) -> None:
         while not stop.is_set():
@@ -177,8 +182,13 @@ def measure(port: int, attacker: Callable[[threading.Event], None] | None, secon
     if not every:
         return {"p50": float("nan"), "p99": float("nan"), "max": float("nan"), "errors": 0, "n": 0}
     p99 = every[min(len(every) - 1, round(0.99 * (len(every) - 1)))]
-    return {"p50": statistics.median(every) * 1e3, "p99": p99 * 1e3, "max": every[-1] * 1e3,
-            "errors": len(errors), "n": len(every)}
+    return {
+        "p50": statistics.median(every) * 1e3,
+        "p99": p99 * 1e3,
+        "max": every[-1] * 1e3,
+        "errors": len(errors),
+        "n": len(every),
+    }
 
 
 def export_tree(ref: str, into: Path) -> Path:
@@ -189,10 +199,25 @@ def export_tree(ref: str, into: Path) -> Path:
     return into
 
 
-def run_server(label: str, tree: Path, model_dir: Path, cpu: int | None, log_dir: Path,
-               extra: tuple[str, ...] = ()) -> procs.Server:
-    argv = ["prlimit", f"--nofile={NOFILE}:{NOFILE}", sys.executable, "-m", "server", "--model_dir", str(model_dir),
-            "--http_port", "{port}", "--bind_address", "127.0.0.1", "--enable_grpc", "false", *extra]
+def run_server(
+    label: str, tree: Path, model_dir: Path, cpu: int | None, log_dir: Path, extra: tuple[str, ...] = ()
+) -> procs.Server:
+    argv = [
+        "prlimit",
+        f"--nofile={NOFILE}:{NOFILE}",
+        sys.executable,
+        "-m",
+        "server",
+        "--model_dir",
+        str(model_dir),
+        "--http_port",
+        "{port}",
+        "--bind_address",
+        "127.0.0.1",
+        "--enable_grpc",
+        "false",
+        *extra,
+    ]
     env = {"PYTHONPATH": str(tree)}
     cwd = os.getcwd()
     os.chdir(tree)  # python -m server resolves the package from the working directory first
@@ -219,9 +244,12 @@ def scenario_table(port: int, seconds: float, only: list[str]) -> dict[str, dict
         ANSWERS.clear()
         results[name] = measure(port, attack, seconds)
         answers = sorted({a.decode(errors="replace") for a in ANSWERS})
-        print(f"  {name:9s} p50 {results[name]['p50']:8.1f}  p99 {results[name]['p99']:8.1f}  "
-              f"max {results[name]['max']:8.1f} ms  errors {results[name]['errors']}/{results[name]['n']}  "
-              f"attack answers: {len(ANSWERS)} {answers}", file=sys.stderr)
+        print(
+            f"  {name:9s} p50 {results[name]['p50']:8.1f}  p99 {results[name]['p99']:8.1f}  "
+            f"max {results[name]['max']:8.1f} ms  errors {results[name]['errors']}/{results[name]['n']}  "
+            f"attack answers: {len(ANSWERS)} {answers}",
+            file=sys.stderr,
+        )
         time.sleep(1.0)
     return results
 
@@ -231,7 +259,9 @@ def main() -> int:
     ap.add_argument("--before", default="", help="also measure the server of this git commit (e.g. 9fc08f6)")
     ap.add_argument("--seconds", type=float, default=5.0, help="length of one scenario")
     ap.add_argument("--only", nargs="*", default=[], help="scenarios to run (idle always runs)")
-    ap.add_argument("--server-args", default="", help="extra flags for this tree's server, e.g. '--process_decode_bytes 0'")
+    ap.add_argument(
+        "--server-args", default="", help="extra flags for this tree's server, e.g. '--process_decode_bytes 0'"
+    )
     args = ap.parse_args()
     if subprocess.run(["which", "prlimit"], capture_output=True, check=False).returncode != 0:
         print("prlimit (util-linux) is needed", file=sys.stderr)
@@ -259,18 +289,26 @@ def main() -> int:
 
 
 def render(table: dict[str, dict[str, dict[str, float]]], args: argparse.Namespace) -> str:
-    title = (f"# server_responsiveness · {time.strftime('%Y-%m-%d %H:%M')} · {args.seconds:g} s per scenario · "
-             f"nofile {NOFILE}")
-    lines = [title, "",
-             "GET /v2/health/live, a new connection per probe every 20 ms; ms; errors = failed probes / probes", ""]
+    title = (
+        f"# server_responsiveness · {time.strftime('%Y-%m-%d %H:%M')} · {args.seconds:g} s per scenario · "
+        f"nofile {NOFILE}"
+    )
+    lines = [
+        title,
+        "",
+        "GET /v2/health/live, a new connection per probe every 20 ms; ms; errors = failed probes / probes",
+        "",
+    ]
     header = "| scenario |" + "".join(f" {label} p50 | p99 | max | errors | p99/idle |" for label in table)
     lines += [header, "|---" * (1 + 5 * len(table)) + "|"]
     for scenario in next(iter(table.values())):
         row = f"| {scenario} |"
         for results in table.values():
             r, idle = results[scenario], results["idle"]["p99"]
-            row += (f" {r['p50']:.1f} | {r['p99']:.1f} | {r['max']:.1f} | {int(r['errors'])}/{int(r['n'])} |"
-                    f" {r['p99'] / idle:.1f}× |")
+            row += (
+                f" {r['p50']:.1f} | {r['p99']:.1f} | {r['max']:.1f} | {int(r['errors'])}/{int(r['n'])} |"
+                f" {r['p99'] / idle:.1f}× |"
+            )
         lines.append(row)
     return "\n".join(lines)
 

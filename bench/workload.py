@@ -16,7 +16,13 @@ FORMATS = [
     ("huggingface", None),
     ("sklearn", "v2"),
 ]
-STORAGE = ["gs://bucket/models/{n}", "s3://bucket/models/{n}", "pvc://models-pvc/{n}", "https://example.com/{n}.tar.gz", "hf://org/{n}"]
+STORAGE = [
+    "gs://bucket/models/{n}",
+    "s3://bucket/models/{n}",
+    "pvc://models-pvc/{n}",
+    "https://example.com/{n}.tar.gz",
+    "hf://org/{n}",
+]
 
 
 def isvcs(count: int = 1000, seed: int = 7) -> list[dict[str, Any]]:
@@ -32,7 +38,11 @@ def isvcs(count: int = 1000, seed: int = 7) -> list[dict[str, Any]]:
             model["resources"] = {"limits": {"cpu": "2", "memory": "4Gi"}, "requests": {"cpu": "1", "memory": "2Gi"}}
         if rng.random() < 0.2:
             model["env"] = [{"name": "LOG_LEVEL", "value": "debug"}]
-        predictor: dict[str, Any] = {"model": model, "minReplicas": rng.choice([1, 2, 3]), "maxReplicas": rng.choice([3, 5, 10])}
+        predictor: dict[str, Any] = {
+            "model": model,
+            "minReplicas": rng.choice([1, 2, 3]),
+            "maxReplicas": rng.choice([3, 5, 10]),
+        }
         annotations = {"serving.kserve.io/deploymentMode": "Standard"}
         if rng.random() < 0.2:
             annotations["serving.kserve.io/autoscalerClass"] = rng.choice(["keda", "none", "external"])
@@ -43,7 +53,12 @@ def isvcs(count: int = 1000, seed: int = 7) -> list[dict[str, Any]]:
             {
                 "apiVersion": "serving.kserve.io/v1beta1",
                 "kind": "InferenceService",
-                "metadata": {"name": name, "namespace": f"team-{i % 7}", "labels": {"team": f"t{i % 7}"}, "annotations": annotations},
+                "metadata": {
+                    "name": name,
+                    "namespace": f"team-{i % 7}",
+                    "labels": {"team": f"t{i % 7}"},
+                    "annotations": annotations,
+                },
                 "spec": spec,
             }
         )

@@ -24,7 +24,9 @@ def render_result(paths: Sequence[str], config_file: str | None = None, options:
     return render_documents(read_inputs(paths, config_file), options or RunOptions())
 
 
-def render_objects(objects: Sequence[dict[str, Any]], configmap: dict[str, Any] | None = None, source: str = "<cluster>") -> list[dict[str, Any]]:
+def render_objects(
+    objects: Sequence[dict[str, Any]], configmap: dict[str, Any] | None = None, source: str = "<cluster>"
+) -> list[dict[str, Any]]:
     """The same from parsed manifests (e.g. read from a cluster); ``configmap`` replaces any inferenceservice-config among them."""
     return compile_documents(cluster_inputs(objects, configmap, source)).objects
 

@@ -40,14 +40,22 @@ ENUMS: dict[str, tuple[str, ...]] = {
 }
 _CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
 
-_SUBDOMAIN_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-                  "and must start and end with an alphanumeric character (e.g. 'example.com')")
-_LABEL_MSG = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start "
-              "and end with an alphanumeric character (e.g. 'my-name')")
-_QUALIFIED_MSG = ("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-                  "alphanumeric character (e.g. 'MyName', 'my.name' or '123-abc')")
-_VALUE_MSG = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must "
-              "start and end with an alphanumeric character (e.g. 'MyValue', 'my_value' or '12345')")
+_SUBDOMAIN_MSG = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+    "and must start and end with an alphanumeric character (e.g. 'example.com')"
+)
+_LABEL_MSG = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start "
+    "and end with an alphanumeric character (e.g. 'my-name')"
+)
+_QUALIFIED_MSG = (
+    "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+    "alphanumeric character (e.g. 'MyName', 'my.name' or '123-abc')"
+)
+_VALUE_MSG = (
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must "
+    "start and end with an alphanumeric character (e.g. 'MyValue', 'my_value' or '12345')"
+)
 
 
 def check_documents(docs: Sequence[Document]) -> list[Problem]:
@@ -122,7 +130,10 @@ def _meta_maps(meta: dict[str, Any], path: str) -> Iterator[tuple[str, str]]:
             if problem := qualified_name_error(str(key).lower()):
                 yield f"{path}.annotations", f"invalid annotation key {key!r}: {problem}"
         if size > MAX_ANNOTATIONS_BYTES:
-            yield f"{path}.annotations", f"annotations are {size} bytes: must have at most {MAX_ANNOTATIONS_BYTES} bytes"
+            yield (
+                f"{path}.annotations",
+                f"annotations are {size} bytes: must have at most {MAX_ANNOTATIONS_BYTES} bytes",
+            )
 
 
 def _walk(node: Any, path: str) -> list[tuple[str, str]]:
@@ -137,8 +148,12 @@ def _walk(node: Any, path: str) -> list[tuple[str, str]]:
             elif key == "imagePullPolicy":
                 out += _enum(key, value, sub)
             elif key == "ports" and isinstance(value, list):
-                out += [p for i, port in enumerate(value) if isinstance(port, dict) and "containerPort" in port
-                        for p in _enum("protocol", port.get("protocol"), f"{sub}[{i}].protocol")]
+                out += [
+                    p
+                    for i, port in enumerate(value)
+                    if isinstance(port, dict) and "containerPort" in port
+                    for p in _enum("protocol", port.get("protocol"), f"{sub}[{i}].protocol")
+                ]
             out += _walk(value, sub)
     elif isinstance(node, list):
         for i, item in enumerate(node):
@@ -175,7 +190,12 @@ def _resources(resources: dict[str, Any], path: str) -> list[tuple[str, str]]:
     for name, request in parsed.get("requests", {}).items():
         limit = parsed.get("limits", {}).get(name)
         if limit is not None and request > limit and request >= 0 <= limit:
-            out.append((f"{path}.requests.{name}", f"invalid value {str(resources['requests'][name])!r}: must be less than or equal to {name} limit of {resources['limits'][name]}"))
+            out.append(
+                (
+                    f"{path}.requests.{name}",
+                    f"invalid value {str(resources['requests'][name])!r}: must be less than or equal to {name} limit of {resources['limits'][name]}",
+                )
+            )
     return out
 
 

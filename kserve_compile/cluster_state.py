@@ -38,7 +38,9 @@ class ClusterState:
         object.__setattr__(self, "storage_containers", tuple(ordered))
 
     @classmethod
-    def from_manifests(cls, documents: Iterable[Mapping[str, Any] | None], *, default_namespace: str = "default") -> "ClusterState":
+    def from_manifests(
+        cls, documents: Iterable[Mapping[str, Any] | None], *, default_namespace: str = "default"
+    ) -> ClusterState:
         """Pick ServiceAccounts, Secrets and ClusterStorageContainers out of parsed manifests; ignore the rest."""
         service_accounts: dict[Key, dict[str, Any]] = {}
         secrets: dict[Key, dict[str, Any]] = {}

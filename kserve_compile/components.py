@@ -99,7 +99,6 @@ class Component:
         return self.app or C.app_label(self.name)
 
 
-
 def add_logger_annotations(spec: ComponentExtension, annotations: dict[str, str]) -> None:
     logger = spec.logger
     if logger is None:
@@ -148,12 +147,13 @@ def _env_value(containers: Sequence[Mapping[str, Any]], container: str, name: st
     return None
 
 
-
 def _storage_annotations(uri: str | None, storage: Any, annotations: dict[str, str], path: str) -> None:
     if storage is not None:
         annotations[C.ANN_STORAGE_SPEC] = "true"
         if storage.parameters is not None:
-            annotations[C.ANN_STORAGE_SPEC_PARAM] = json.dumps(storage.parameters, separators=(",", ":"), sort_keys=True)
+            annotations[C.ANN_STORAGE_SPEC_PARAM] = json.dumps(
+                storage.parameters, separators=(",", ":"), sort_keys=True
+            )
         if storage.key is not None:
             annotations[C.ANN_STORAGE_SPEC_KEY] = storage.key
         if storage.path is not None:
@@ -168,7 +168,9 @@ def _storage_annotations(uri: str | None, storage: Any, annotations: dict[str, s
 # --- predictor ---------------------------------------------------------------------------------------------------
 
 
-def predictor_annotations(isvc: InferenceService, predictor: PredictorSpec, config: KServeConfig, path: str = "spec.predictor") -> dict[str, str]:
+def predictor_annotations(
+    isvc: InferenceService, predictor: PredictorSpec, config: KServeConfig, path: str = "spec.predictor"
+) -> dict[str, str]:
     """KServe's predictor ``annotations`` (``buildPredictorResources``): the filtered isvc annotations plus the internal
     logger, batcher, storage and agent annotations — before the runtime and predictor annotations are unioned in.
     Multi-node worker metadata starts from this map too."""
@@ -189,7 +191,11 @@ def predictor_annotations(isvc: InferenceService, predictor: PredictorSpec, conf
                 C.ANN_MODEL_DIR: C.DEFAULT_MODEL_DIR,
             }
         )
-    source_uri = predictor.model.storage_uri if predictor.model else _env_value(predictor.containers, C.CONTAINER_KSERVE, "STORAGE_URI")
+    source_uri = (
+        predictor.model.storage_uri
+        if predictor.model
+        else _env_value(predictor.containers, C.CONTAINER_KSERVE, "STORAGE_URI")
+    )
     if source_uri is not None:
         field_path = f"{path}.model.storageUri" if predictor.model else f"{path}.containers[0].env"
         if C.ANN_STORAGE_SOURCE_URI in annotations:
@@ -218,7 +224,13 @@ def build_predictor(
     runtime_labels: dict[str, str] = {}
     runtime_annotations: dict[str, str] = {}
     if predictor.model is not None:
-        selected = select_runtime(predictor.model, meta.namespace, runtimes, multi_node=predictor.worker_spec is not None, path=f"{path}.model")
+        selected = select_runtime(
+            predictor.model,
+            meta.namespace,
+            runtimes,
+            multi_node=predictor.worker_spec is not None,
+            path=f"{path}.model",
+        )
         model = _apply_runtime_defaults(predictor.model, selected, meta.name, labels)
         if model.protocol_version is None:
             model = model.model_copy(update={"protocol_version": lowest_protocol(selected.spec)})
@@ -231,7 +243,10 @@ def build_predictor(
         containers = pod_spec.get("containers") or []
         kserve = next((c for c in containers if c.get("name") == C.CONTAINER_KSERVE), None)
         if kserve is None:
-            raise InputError("exactly one of [Name, SKLearn, XGBoost, Tensorflow, PyTorch, Triton, ONNX, HuggingFace, PMML, LightGBM, Paddle, Model, StorageUris, StorageContainerName, WorkerSpec, PodSpec] must be specified in PredictorSpec", path)
+            raise InputError(
+                "exactly one of [Name, SKLearn, XGBoost, Tensorflow, PyTorch, Triton, ONNX, HuggingFace, PMML, LightGBM, Paddle, Model, StorageUris, StorageContainerName, WorkerSpec, PodSpec] must be specified in PredictorSpec",
+                path,
+            )
         pod_spec["containers"] = [kserve] + containers[1:] if containers else [kserve]
     for container in pod_spec["containers"]:
         set_env(container, C.INFERENCE_SERVICE_NAME_ENV, meta.name)
@@ -240,7 +255,9 @@ def build_predictor(
     component_labels, component_annotations = component_metadata(
         meta.name, C.PREDICTOR, predictor, config, labels, annotations, runtime_labels, runtime_annotations
     )
-    return Component(C.PREDICTOR, name, meta.namespace, component_labels, component_annotations, pod_spec, predictor, selected)
+    return Component(
+        C.PREDICTOR, name, meta.namespace, component_labels, component_annotations, pod_spec, predictor, selected
+    )
 
 
 def _server_type(selected: Selected) -> str:
@@ -287,7 +304,12 @@ def _apply_runtime_defaults(model: ModelSpec, selected: Selected, isvc_name: str
 
 
 def _runtime_pod_spec(
-    isvc: InferenceService, predictor: PredictorSpec, model: ModelSpec, selected: Selected, labels: Mapping[str, str], path: str
+    isvc: InferenceService,
+    predictor: PredictorSpec,
+    model: ModelSpec,
+    selected: Selected,
+    labels: Mapping[str, str],
+    path: str,
 ) -> dict[str, Any]:
     runtime_containers = selected.spec.containers
     if not runtime_containers:
@@ -314,14 +336,24 @@ def _runtime_pod_spec(
         transformer = clone(rt_transformer or is_transformer)
     if transformer is not None:
         containers.append(replace_placeholders(transformer, meta, selected.name))
-    containers += [clone(c) for c in runtime_containers if c.get("name") not in (C.CONTAINER_KSERVE, C.CONTAINER_TRANSFORMER)]
+    containers += [
+        clone(c) for c in runtime_containers if c.get("name") not in (C.CONTAINER_KSERVE, C.CONTAINER_TRANSFORMER)
+    ]
     containers += [clone(c) for c in isvc_containers if c.get("name") != C.CONTAINER_TRANSFORMER]
     pod_spec["containers"] = containers
     return pod_spec
 
 
 # The runtime pod-level fields MergePodSpec starts from (hostIPC, labels and annotations are not among them).
-RUNTIME_POD_MERGED = ("nodeSelector", "affinity", "tolerations", "volumes", "imagePullSecrets", "schedulerName", "resourceClaims")
+RUNTIME_POD_MERGED = (
+    "nodeSelector",
+    "affinity",
+    "tolerations",
+    "volumes",
+    "imagePullSecrets",
+    "schedulerName",
+    "resourceClaims",
+)
 
 
 def replace_placeholders(container: dict[str, Any], meta: Mapping[str, Any], runtime_name: str) -> dict[str, Any]:
@@ -391,7 +423,11 @@ def build_transformer(isvc: InferenceService, config: KServeConfig, labels: Mapp
     pod_spec = clone(spec.k8s)
     containers = pod_spec.setdefault("containers", [{}])
     first = containers[0]
-    pairs = [("--model_name", meta.name), ("--predictor_host", f"{predictor_host}.{meta.namespace}"), ("--http_port", str(C.DEFAULT_HTTP_PORT))]
+    pairs = [
+        ("--model_name", meta.name),
+        ("--predictor_host", f"{predictor_host}.{meta.namespace}"),
+        ("--http_port", str(C.DEFAULT_HTTP_PORT)),
+    ]
     _append_missing_args(first, pairs)
     if spec.container_concurrency is not None:
         _append_missing_args(first, [("--workers", str(spec.container_concurrency))])
@@ -465,4 +501,6 @@ def _component(
 ) -> Component:
     meta = isvc.metadata
     component_labels, component_annotations = component_metadata(meta.name, kind, spec, config, labels, annotations)
-    return Component(kind, C.component_name(meta.name, kind), meta.namespace, component_labels, component_annotations, pod_spec, spec)
+    return Component(
+        kind, C.component_name(meta.name, kind), meta.namespace, component_labels, component_annotations, pod_spec, spec
+    )

@@ -318,7 +318,9 @@ def _parse_key(key: str, raw: Any, model: type[GoJSON]) -> GoJSON:
     try:
         value = json.loads(raw)
     except json.JSONDecodeError as exc:
-        raise InputError(f"unable to parse {key} config json: {exc.msg} (line {exc.lineno} column {exc.colno})", f"data.{key}") from None
+        raise InputError(
+            f"unable to parse {key} config json: {exc.msg} (line {exc.lineno} column {exc.colno})", f"data.{key}"
+        ) from None
     if not isinstance(value, dict):
         raise InputError(f"unable to parse {key} config json: expected a JSON object", f"data.{key}")
     if is_tracing():
@@ -362,10 +364,13 @@ def _default_ingress(ingress: IngressConfig, present: bool) -> IngressConfig:
             try:
                 GoTemplate(ingress.path_template)
             except ValueError as exc:
-                raise InputError(f"invalid ingress config, unable to parse pathTemplate: {exc}", "data.ingress.pathTemplate") from None
+                raise InputError(
+                    f"invalid ingress config, unable to parse pathTemplate: {exc}", "data.ingress.pathTemplate"
+                ) from None
             if not ingress.ingress_domain:
                 raise InputError(
-                    "invalid ingress config - ingressDomain is required if pathTemplate is given", "data.ingress.ingressDomain"
+                    "invalid ingress config - ingressDomain is required if pathTemplate is given",
+                    "data.ingress.ingressDomain",
                 )
         if not ingress.knative_local_gateway_service:
             update["knative_local_gateway_service"] = ingress.local_gateway_service
@@ -381,7 +386,9 @@ def _check_kserve_gateway(value: str) -> None:
         raise InputError("invalid ingress config - kserveIngressGateway is required", path)
     parts = value.split("/")
     if len(parts) != 2:
-        raise InputError("invalid ingress config - kserveIngressGateway should be in the format <namespace>/<name>", path)
+        raise InputError(
+            "invalid ingress config - kserveIngressGateway should be in the format <namespace>/<name>", path
+        )
     if not _DNS1123_LABEL.match(parts[0]) or len(parts[0]) > 63:
         raise InputError("invalid ingress config - kserveIngressGateway gateway namespace is invalid", path)
     if not _DNS1123_LABEL.match(parts[1]) or len(parts[1]) > 63:

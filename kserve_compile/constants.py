@@ -161,6 +161,7 @@ def app_label(component_name_: str) -> str:
     """The ``app`` selector label KServe's raw reconcilers put on workloads and Services."""
     return f"isvc.{component_name_}"
 
+
 # --- apply loop and daemon (kserve_compile/apply) ---------------------------------------------
 # ApplySet (KEP-3659) labels and annotations.
 LABEL_APPLYSET_ID = "applyset.kubernetes.io/id"
@@ -248,7 +249,11 @@ ENV_KSERVE_PROMETHEUS_PORT = "KSERVE_CONTAINER_PROMETHEUS_METRICS_PORT"
 ENV_KSERVE_PROMETHEUS_PATH = "KSERVE_CONTAINER_PROMETHEUS_METRICS_PATH"
 ENV_AGGREGATE_PROMETHEUS_PORT = "AGGREGATE_PROMETHEUS_METRICS_PORT"
 # The storage initializer always gets these unless already set (pkg/utils/storage.go AddDefaultHuggingFaceEnvVars).
-HF_DEFAULT_ENV = (("HF_HUB_ENABLE_HF_TRANSFER", "1"), ("HF_XET_HIGH_PERFORMANCE", "1"), ("HF_XET_NUM_CONCURRENT_RANGE_GETS", "8"))
+HF_DEFAULT_ENV = (
+    ("HF_HUB_ENABLE_HF_TRANSFER", "1"),
+    ("HF_XET_HIGH_PERFORMANCE", "1"),
+    ("HF_XET_NUM_CONCURRENT_RANGE_GETS", "8"),
+)
 
 # --- ingress -------------------------------------------------------------------------
 # Values from KServe's pkg/constants/constants.go and reconcilers/ingress/*.go.

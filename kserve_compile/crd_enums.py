@@ -42,7 +42,9 @@ def enum_fields(api_version: str, kind: str) -> tuple[tuple[Pattern, tuple[Any, 
     return tuple(_enums(schema, schema.get("$defs", {}), (), frozenset()))
 
 
-def _enums(node: Any, defs: dict[str, Any], at: Pattern, seen: frozenset[str]) -> Iterator[tuple[Pattern, tuple[Any, ...]]]:
+def _enums(
+    node: Any, defs: dict[str, Any], at: Pattern, seen: frozenset[str]
+) -> Iterator[tuple[Pattern, tuple[Any, ...]]]:
     if not isinstance(node, dict):
         return
     ref = node.get("$ref")

@@ -85,7 +85,9 @@ def _framework_to_model(predictor: PredictorSpec) -> PredictorSpec:
             values.pop(k, None)
         if protocol and not values.get("protocol_version"):
             values["protocol_version"] = protocol
-        model = ModelSpec.model_validate({**{_camel(k): v for k, v in values.items()}, **extras, "modelFormat": {"name": fmt_name}})
+        model = ModelSpec.model_validate(
+            {**{_camel(k): v for k, v in values.items()}, **extras, "modelFormat": {"name": fmt_name}}
+        )
         model = _update(model, model_format=ModelFormat(name=fmt_name))
         return _update(predictor, model=model, **{field: None})
     return predictor
@@ -145,4 +147,6 @@ def _public(model: Any) -> dict[str, Any]:
 def _no_token(component: Any) -> Any:
     if component.k8s.get("automountServiceAccountToken") is not None:
         return component
-    return component.__class__.model_validate({**_public(component), **component.k8s, "automountServiceAccountToken": False})
+    return component.__class__.model_validate(
+        {**_public(component), **component.k8s, "automountServiceAccountToken": False}
+    )

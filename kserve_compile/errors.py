@@ -38,7 +38,7 @@ class Problem:
         prefix = "" if self.severity == "error" else f"{self.severity}: "
         return ": ".join(parts) + ": " + prefix + self.message
 
-    def with_context(self, **changes: object) -> "Problem":
+    def with_context(self, **changes: object) -> Problem:
         """Fill in only the context fields that are still empty."""
         fill = {k: v for k, v in changes.items() if not getattr(self, k)}
         return replace(self, **fill) if fill else self

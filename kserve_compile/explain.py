@@ -14,8 +14,8 @@ from typing import Any
 import orjson
 
 from .emit import dump_yaml
-from .emit.yaml_text import key_line_count, scalar_line_count
 from .emit.order import object_ref
+from .emit.yaml_text import key_line_count, scalar_line_count
 from .errors import UsageError
 from .inputs import read_inputs
 from .parse import split_path
@@ -45,8 +45,10 @@ def select(objects: Sequence[dict[str, Any]], wanted: str | None) -> list[dict[s
     kind, _, rest = wanted.partition("/")
     namespace, _, name = rest.rpartition("/")
     found = [
-        o for o in objects
-        if o.get("kind") == kind and o["metadata"].get("name") == name
+        o
+        for o in objects
+        if o.get("kind") == kind
+        and o["metadata"].get("name") == name
         and (not namespace or o["metadata"].get("namespace") == namespace)
     ]
     if not found:
@@ -72,7 +74,9 @@ def field_origin(obj: dict[str, Any], field: str) -> FieldOrigin:
         except (KeyError, IndexError, TypeError):
             raise UsageError(f"--field {field}: {object_ref(obj)} has no such field") from None
     if isinstance(value, (dict, list)):
-        raise UsageError(f"--field {field}: {object_ref(obj)} holds a {'mapping' if isinstance(value, dict) else 'list'} there; name one value")
+        raise UsageError(
+            f"--field {field}: {object_ref(obj)} holds a {'mapping' if isinstance(value, dict) else 'list'} there; name one value"
+        )
     origin = origin_of(value)
     return FieldOrigin(path_text(path), _plain(value), tuple(origin.chain()) if origin else ())
 

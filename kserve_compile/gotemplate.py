@@ -123,7 +123,9 @@ def _evaluate(action: _Action, data: Mapping[str, Any]) -> Any:
             if value is _MISSING or value is None:
                 return _MISSING
             if not isinstance(value, Mapping):
-                raise ValueError(f"error calling index in {action.source!r}: can't index item of type {type(value).__name__}")
+                raise ValueError(
+                    f"error calling index in {action.source!r}: can't index item of type {type(value).__name__}"
+                )
             value = value.get(_unquote(key), _MISSING)
         return value
     if _STRING.match(words[0]):

@@ -85,7 +85,9 @@ def _traced_embedded_runtimes() -> list[ServingRuntime]:
     """The built-in runtimes with every field tagged (fresh models: the cached ones stay plain)."""
     out = []
     for name, data in _embedded_runtime_data():
-        tagged = tag_embedded(data, f"built-in ClusterServingRuntime {data['metadata']['name']}", f"data/runtimes/{name}")
+        tagged = tag_embedded(
+            data, f"built-in ClusterServingRuntime {data['metadata']['name']}", f"data/runtimes/{name}"
+        )
         out.append(retag_model(ServingRuntime.model_validate(tagged), tagged))
     return out
 
@@ -141,7 +143,11 @@ def _model(doc: Document, model: type[BaseModel]) -> Any:
     except ValidationError as exc:
         problems = []
         for err in exc.errors():
-            loc = [p for p in err["loc"] if not (isinstance(p, str) and p.startswith(("function-after", "function-before")))]
+            loc = [
+                p
+                for p in err["loc"]
+                if not (isinstance(p, str) and p.startswith(("function-after", "function-before")))
+            ]
             path = ""
             for part in loc:
                 path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
@@ -173,13 +179,18 @@ def classify(docs: Sequence[Document]) -> dict[str, list[Document]]:
     for doc in docs:
         group = SUPPORTED_KINDS.get((doc.api_version, doc.kind))
         if group is None:
-            problems.append(doc.problem(f"unsupported apiVersion/kind {doc.api_version or '<none>'}/{doc.kind or '<none>'}; "
-                                        "kserve-compile reads InferenceService (serving.kserve.io/v1beta1), ServingRuntime, "
-                                        "ClusterServingRuntime, ClusterStorageContainer, InferenceGraph, TrainedModel, "
-                                        "LocalModelCache, LocalModelNamespaceCache, LocalModelNodeGroup, LocalModelNode "
-                                        "(serving.kserve.io/v1alpha1), LLMInferenceService, LLMInferenceServiceConfig "
-                                        "(serving.kserve.io/v1alpha2, v1alpha1), "
-                                        "the inferenceservice-config ConfigMap, ServiceAccount, Secret and Node", "kind"))
+            problems.append(
+                doc.problem(
+                    f"unsupported apiVersion/kind {doc.api_version or '<none>'}/{doc.kind or '<none>'}; "
+                    "kserve-compile reads InferenceService (serving.kserve.io/v1beta1), ServingRuntime, "
+                    "ClusterServingRuntime, ClusterStorageContainer, InferenceGraph, TrainedModel, "
+                    "LocalModelCache, LocalModelNamespaceCache, LocalModelNodeGroup, LocalModelNode "
+                    "(serving.kserve.io/v1alpha1), LLMInferenceService, LLMInferenceServiceConfig "
+                    "(serving.kserve.io/v1alpha2, v1alpha1), "
+                    "the inferenceservice-config ConfigMap, ServiceAccount, Secret and Node",
+                    "kind",
+                )
+            )
             continue
         if group == "configmap" and doc.name != C.CONFIGMAP_NAME:
             group = "other_configmap"  # the CA-bundle source, once the config says which one it is
@@ -194,7 +205,12 @@ def classify(docs: Sequence[Document]) -> dict[str, list[Document]]:
 
 def load_config(configmaps: Sequence[Document]) -> KServeConfig:
     if len(configmaps) > 1:
-        raise CompileError([d.problem(f"more than one {C.CONFIGMAP_NAME} ConfigMap in the inputs", "metadata.name") for d in configmaps[1:]])
+        raise CompileError(
+            [
+                d.problem(f"more than one {C.CONFIGMAP_NAME} ConfigMap in the inputs", "metadata.name")
+                for d in configmaps[1:]
+            ]
+        )
     if configmaps:
         doc = configmaps[0]
         data = doc.data.get("data") or {}
@@ -206,7 +222,9 @@ def load_config(configmaps: Sequence[Document]) -> KServeConfig:
             raise CompileError([doc.problem(exc.message, exc.path)]) from None
     data = embedded_configmap()["data"]
     if is_tracing():
-        data = tag_embedded(data, "KServe's shipped inferenceservice-config", "data/inferenceservice-config.yaml", ("data",))
+        data = tag_embedded(
+            data, "KServe's shipped inferenceservice-config", "data/inferenceservice-config.yaml", ("data",)
+        )
     return parse_config(data)
 
 
@@ -256,7 +274,14 @@ def prepare(docs: Sequence[Document]) -> Context:
     if not any(d.kind == C.KIND_CSC for d in groups["cluster"]):
         shipped = list(embedded_storage_containers())
         if is_tracing():
-            shipped = [tag_embedded(d, f"KServe's shipped ClusterStorageContainer {d['metadata']['name']}", "data/storagecontainers.yaml") for d in shipped]
+            shipped = [
+                tag_embedded(
+                    d,
+                    f"KServe's shipped ClusterStorageContainer {d['metadata']['name']}",
+                    "data/storagecontainers.yaml",
+                )
+                for d in shipped
+            ]
         cluster_docs += shipped
     try:
         cluster = ClusterState.from_manifests(cluster_docs)
@@ -275,7 +300,11 @@ def prepare(docs: Sequence[Document]) -> Context:
             isvc = isvc.model_copy(update={"metadata": isvc.metadata.model_copy(update={"namespace": "default"})})
         key = (isvc.metadata.namespace, isvc.metadata.name)
         if key in seen:
-            problems.append(doc.problem(f"InferenceService {key[0]}/{key[1]} is defined twice (also in {seen[key].file})", "metadata.name"))
+            problems.append(
+                doc.problem(
+                    f"InferenceService {key[0]}/{key[1]} is defined twice (also in {seen[key].file})", "metadata.name"
+                )
+            )
             continue
         seen[key] = doc
         isvcs.append((isvc, doc))
@@ -288,26 +317,42 @@ def prepare(docs: Sequence[Document]) -> Context:
         trained = _trained_models(_typed(groups["trained"], TrainedModel, problems), seen, problems)
     llm_configmaps, other_configmaps = _llm_configmaps(groups["llm"], groups["other_configmap"])
     ca_bundle = _ca_bundle_source(other_configmaps, config, problems)
-    config_data = (groups["configmap"][0].data.get("data") or {}) if groups["configmap"] else embedded_configmap()["data"]
+    config_data = (
+        (groups["configmap"][0].data.get("data") or {}) if groups["configmap"] else embedded_configmap()["data"]
+    )
     local_models = None
     if groups["localmodel"]:
         from .localmodel.collect import collect
 
         local_models = collect(groups["localmodel"], _model, problems)
     return Context(
-        config, runtimes, cluster, isvcs, problems, graphs, trained, ca_bundle, local_models,
-        groups["llm"], llm_configmaps, config_data,
+        config,
+        runtimes,
+        cluster,
+        isvcs,
+        problems,
+        graphs,
+        trained,
+        ca_bundle,
+        local_models,
+        groups["llm"],
+        llm_configmaps,
+        config_data,
     )
 
 
-def _llm_configmaps(llm: Sequence[Document], configmaps: Sequence[Document]) -> tuple[dict[tuple[str, str], dict[str, Any]], list[Document]]:
+def _llm_configmaps(
+    llm: Sequence[Document], configmaps: Sequence[Document]
+) -> tuple[dict[tuple[str, str], dict[str, Any]], list[Document]]:
     """ConfigMaps an LLMInferenceService's scheduler ``config.ref`` names, and the rest."""
     if not llm:
         return {}, list(configmaps)
     from .llmisvc import referenced_configmaps
 
     wanted = referenced_configmaps(llm)
-    found = {(d.namespace or "default", d.name): d.data for d in configmaps if (d.namespace or "default", d.name) in wanted}
+    found = {
+        (d.namespace or "default", d.name): d.data for d in configmaps if (d.namespace or "default", d.name) in wanted
+    }
     return found, [d for d in configmaps if (d.namespace or "default", d.name) not in found]
 
 
@@ -322,7 +367,7 @@ def _ca_bundle_source(docs: Sequence[Document], config: KServeConfig, problems: 
         problems.append(
             doc.problem(
                 f"kserve-compile reads only the {C.CONFIGMAP_NAME} ConfigMap and the CA-bundle ConfigMap named by "
-                f'storageInitializer.caBundleConfigMapName ({wanted or "not set"}) in namespace {C.KSERVE_NAMESPACE}',
+                f"storageInitializer.caBundleConfigMapName ({wanted or 'not set'}) in namespace {C.KSERVE_NAMESPACE}",
                 "metadata.name",
             )
         )

@@ -27,7 +27,12 @@ RESOURCE_LIST_API_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v
 PATH_ANNOTATIONS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
 INDEX_ANNOTATIONS = ("internal.config.kubernetes.io/index", "config.kubernetes.io/index")
 # Annotations the orchestrator adds to track items: never part of an object KServe would see.
-_ORCHESTRATOR_PREFIXES = ("internal.config.kubernetes.io/", "config.kubernetes.io/", "config.k8s.io/", "kustomize.config.k8s.io/")
+_ORCHESTRATOR_PREFIXES = (
+    "internal.config.kubernetes.io/",
+    "config.kubernetes.io/",
+    "config.k8s.io/",
+    "kustomize.config.k8s.io/",
+)
 _SEVERITY = {"error": "error", "warning": "warning", "note": "info"}
 
 
@@ -49,7 +54,15 @@ def function_config(resource_list: dict[str, Any]) -> FunctionConfig:
         raise CompileError([Problem("functionConfig.data must be a mapping", "functionConfig.data", file="<stdin>")])
     strict = str(values.get("strict", "false")).lower()
     if strict not in ("true", "false"):
-        raise CompileError([Problem(f"functionConfig strict must be true or false, got {values['strict']!r}", "functionConfig.data.strict", file="<stdin>")])
+        raise CompileError(
+            [
+                Problem(
+                    f"functionConfig strict must be true or false, got {values['strict']!r}",
+                    "functionConfig.data.strict",
+                    file="<stdin>",
+                )
+            ]
+        )
     namespace = values.get("namespace")
     return FunctionConfig(str(namespace) if namespace else None, strict == "true")
 
@@ -95,7 +108,10 @@ Refs = dict[tuple[str, str, str], dict[str, str]]  # (file, kind, name) → the 
 
 
 def item_refs(items: Sequence[Document]) -> Refs:
-    return {(d.file, d.kind, d.name): {"apiVersion": d.api_version, **({"namespace": d.namespace} if d.namespace else {})} for d in items}
+    return {
+        (d.file, d.kind, d.name): {"apiVersion": d.api_version, **({"namespace": d.namespace} if d.namespace else {})}
+        for d in items
+    }
 
 
 def results(problems: Sequence[Problem], refs: Refs | None = None) -> list[dict[str, Any]]:
@@ -115,7 +131,9 @@ def results(problems: Sequence[Problem], refs: Refs | None = None) -> list[dict[
     return out
 
 
-def resource_list(items: Sequence[dict[str, Any]], problems: Sequence[Problem], refs: Refs | None = None) -> dict[str, Any]:
+def resource_list(
+    items: Sequence[dict[str, Any]], problems: Sequence[Problem], refs: Refs | None = None
+) -> dict[str, Any]:
     out: dict[str, Any] = {"apiVersion": RESOURCE_LIST_API_VERSIONS[0], "kind": "ResourceList", "items": list(items)}
     if problems:
         out["results"] = results(problems, refs)
@@ -127,7 +145,11 @@ def _replaced(doc: Document) -> bool:
     from . import constants as C
     from .namespacing import group_of
 
-    return group_of(doc.api_version) == C.SERVING_GROUP or (doc.api_version, doc.kind, doc.name) == ("v1", "ConfigMap", C.CONFIGMAP_NAME)
+    return group_of(doc.api_version) == C.SERVING_GROUP or (doc.api_version, doc.kind, doc.name) == (
+        "v1",
+        "ConfigMap",
+        C.CONFIGMAP_NAME,
+    )
 
 
 def run_function(resource_list_doc: Document) -> tuple[dict[str, Any], bool]:
@@ -142,7 +164,9 @@ def run_function(resource_list_doc: Document) -> tuple[dict[str, Any], bool]:
         config = function_config(resource_list_doc.data)
         items = item_documents(resource_list_doc)
         refs = item_refs(items)
-        split = prepared_inputs([without_orchestrator_annotations(d) for d in items], RunOptions(config.namespace, config.strict))
+        split = prepared_inputs(
+            [without_orchestrator_annotations(d) for d in items], RunOptions(config.namespace, config.strict)
+        )
         result = render_split(split)
         kept = with_namespace([d for d in items if not _replaced(d)], config.namespace)
     except CompileError as exc:

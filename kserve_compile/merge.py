@@ -15,7 +15,13 @@ from .datacopy import clone
 from .provenance import is_tracing, overriding
 
 # field → merge key, for lists merged element-by-element (k8s.io/api/core/v1 patchMergeKey tags)
-CONTAINER_LIST_KEYS = {"env": "name", "ports": "containerPort", "volumeMounts": "mountPath", "volumeDevices": "devicePath", "resizePolicy": "resourceName"}
+CONTAINER_LIST_KEYS = {
+    "env": "name",
+    "ports": "containerPort",
+    "volumeMounts": "mountPath",
+    "volumeDevices": "devicePath",
+    "resizePolicy": "resourceName",
+}
 POD_SPEC_LIST_KEYS = {
     "containers": "name",
     "initContainers": "name",
@@ -26,7 +32,11 @@ POD_SPEC_LIST_KEYS = {
     "resourceClaims": "name",
     "schedulingGates": "name",
 }
-_NESTED = {"containers": CONTAINER_LIST_KEYS, "initContainers": CONTAINER_LIST_KEYS, "ephemeralContainers": CONTAINER_LIST_KEYS}
+_NESTED = {
+    "containers": CONTAINER_LIST_KEYS,
+    "initContainers": CONTAINER_LIST_KEYS,
+    "ephemeralContainers": CONTAINER_LIST_KEYS,
+}
 
 
 def strategic_merge(base: dict[str, Any], patch: dict[str, Any], list_keys: dict[str, str]) -> dict[str, Any]:

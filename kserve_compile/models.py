@@ -38,7 +38,7 @@ class Spec(BaseModel):
     K8S_FIELDS: ClassVar[frozenset[str]] = NO_EXTRAS
 
     @model_validator(mode="after")
-    def _only_known_extras(self) -> "Spec":
+    def _only_known_extras(self) -> Spec:
         extras = self.model_extra or {}
         unknown = [k for k in extras if k not in self.K8S_FIELDS]
         if unknown:
@@ -236,7 +236,18 @@ class WorkerSpec(Spec):
     tensor_parallel_size: int | None = None
 
 
-FRAMEWORKS = ("sklearn", "xgboost", "tensorflow", "pytorch", "triton", "onnx", "huggingface", "pmml", "lightgbm", "paddle")
+FRAMEWORKS = (
+    "sklearn",
+    "xgboost",
+    "tensorflow",
+    "pytorch",
+    "triton",
+    "onnx",
+    "huggingface",
+    "pmml",
+    "lightgbm",
+    "paddle",
+)
 
 
 class PredictorSpec(ComponentExtension):

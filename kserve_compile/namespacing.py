@@ -59,12 +59,18 @@ def is_namespaced(doc: Document) -> bool:
 
 def check_namespace_flag(namespace: str) -> None:
     if len(namespace) > 63 or not _DNS_LABEL.match(namespace):
-        raise UsageError(f"--namespace {namespace!r}: must be a DNS label (lower-case letters, digits and '-', at most 63)")
+        raise UsageError(
+            f"--namespace {namespace!r}: must be a DNS label (lower-case letters, digits and '-', at most 63)"
+        )
 
 
 def _keeps_own_namespace(doc: Document) -> bool:
     """The ConfigMaps KServe reads from its own namespace: the config, and any other one named into ``kserve``."""
-    return doc.api_version == "v1" and doc.kind == "ConfigMap" and (doc.name == C.CONFIGMAP_NAME or doc.namespace == C.KSERVE_NAMESPACE)
+    return (
+        doc.api_version == "v1"
+        and doc.kind == "ConfigMap"
+        and (doc.name == C.CONFIGMAP_NAME or doc.namespace == C.KSERVE_NAMESPACE)
+    )
 
 
 def with_namespace(docs: Sequence[Document], namespace: str | None) -> list[Document]:

@@ -20,8 +20,13 @@ from .run import RunOptions, by_place, prepared_inputs, render_documents
 
 # Input kinds checked against their CRD schema before rendering (the API server would do this on apply).
 SCHEMA_CHECKED_INPUTS = (
-    "InferenceService", "ServingRuntime", "ClusterServingRuntime",
-    "LocalModelCache", "LocalModelNamespaceCache", "LocalModelNodeGroup", "LocalModelNode",
+    "InferenceService",
+    "ServingRuntime",
+    "ClusterServingRuntime",
+    "LocalModelCache",
+    "LocalModelNamespaceCache",
+    "LocalModelNodeGroup",
+    "LocalModelNode",
 )
 
 
@@ -65,7 +70,15 @@ def validate_documents(docs: Sequence[Document], kube_version: str, options: Run
             continue  # checked above, located in its file
         for issue in check_object(obj, kube_version):
             problem = issue.to_problem()
-            report.problems.append(Problem(f"rendered object fails its schema: {problem.message}", problem.path, problem.kind, problem.name, file="<rendered>"))
+            report.problems.append(
+                Problem(
+                    f"rendered object fails its schema: {problem.message}",
+                    problem.path,
+                    problem.kind,
+                    problem.name,
+                    file="<rendered>",
+                )
+            )
     return report
 
 
@@ -88,7 +101,9 @@ def _config_or_none(docs: Sequence[Document]) -> KServeConfig | None:
         return None  # the compile step reports a bad ConfigMap
 
 
-def validate_paths(paths: Sequence[str], config_file: str | None, kube_version: str, options: RunOptions | None = None) -> Report:
+def validate_paths(
+    paths: Sequence[str], config_file: str | None, kube_version: str, options: RunOptions | None = None
+) -> Report:
     return validate_documents(read_inputs(paths, config_file), kube_version, options)
 
 
@@ -100,7 +115,9 @@ def _check_passed(docs: Sequence[Document], kube_version: str) -> list[Problem]:
     for doc in docs:
         for issue in check_object(doc.data, kube_version):
             if issue.message.startswith("no schema is known"):
-                out.append(doc.problem(f"{issue.message}: passed through with its metadata checked only", severity="note"))
+                out.append(
+                    doc.problem(f"{issue.message}: passed through with its metadata checked only", severity="note")
+                )
             else:
                 out.append(doc.problem(issue.message, issue.path))
     return out

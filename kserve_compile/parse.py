@@ -112,7 +112,9 @@ def expand_paths(paths: Iterable[str]) -> list[str]:
             found = sorted(
                 str(f)
                 for f in path.rglob("*")
-                if f.is_file() and f.suffix in YAML_SUFFIXES and not any(part.startswith(".") for part in f.relative_to(path).parts)
+                if f.is_file()
+                and f.suffix in YAML_SUFFIXES
+                and not any(part.startswith(".") for part in f.relative_to(path).parts)
             )
             out.extend(found)
         elif path.is_file():
@@ -157,7 +159,14 @@ def parse_paths(paths: Iterable[str]) -> list[Document]:
     if problems:
         raise CompileError(problems)
     if not documents:
-        raise CompileError([Problem("no Kubernetes objects in the input (empty files or only comments)", file=", ".join(expand_paths(paths)) or "<input>")])
+        raise CompileError(
+            [
+                Problem(
+                    "no Kubernetes objects in the input (empty files or only comments)",
+                    file=", ".join(expand_paths(paths)) or "<input>",
+                )
+            ]
+        )
     return documents
 
 
@@ -181,7 +190,14 @@ def parse_text(text: str, file: str) -> list[Document]:
             if not isinstance(data, dict):
                 line, col = builder.positions.get((), (0, 0))
                 raise CompileError(
-                    [Problem(f"document {index + 1} is a {type(data).__name__}, not a Kubernetes object (a mapping)", file=file, line=line, col=col)]
+                    [
+                        Problem(
+                            f"document {index + 1} is a {type(data).__name__}, not a Kubernetes object (a mapping)",
+                            file=file,
+                            line=line,
+                            col=col,
+                        )
+                    ]
                 )
             docs.append(doc)
             index += 1
@@ -291,4 +307,3 @@ def _key_text(key: Any) -> str:
     if isinstance(key, bool):
         return "true" if key else "false"
     return str(key)
-

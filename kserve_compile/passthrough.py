@@ -31,7 +31,9 @@ KUSTOMIZE_GROUP = "kustomize.config.k8s.io"
 # Live objects the pod webhook reads (storage credentials): compiled from, not emitted — KServe reads them from the
 # cluster, it does not create them.
 READ_ONLY_KINDS = frozenset({"ServiceAccount", "Secret"})
-READ_ONLY_NOTE = "read for storage credentials, as KServe reads it from the cluster; not part of the output (apply it separately)"
+READ_ONLY_NOTE = (
+    "read for storage credentials, as KServe reads it from the cluster; not part of the output (apply it separately)"
+)
 
 
 @dataclass
@@ -58,14 +60,20 @@ def split_inputs(docs: Sequence[Document], *, strict: bool = False) -> Split:
             if doc.kind in READ_ONLY_KINDS and doc.api_version == "v1":
                 out.notes.append(doc.problem(READ_ONLY_NOTE, severity="note"))
         elif strict:
-            problems.append(doc.problem(f"{doc.api_version}/{doc.kind} is not a KServe input; --strict refuses to pass it through", "kind"))
+            problems.append(
+                doc.problem(
+                    f"{doc.api_version}/{doc.kind} is not a KServe input; --strict refuses to pass it through", "kind"
+                )
+            )
         else:
             out.passed.append(doc)
     if problems:
         raise CompileError(problems)
     if not out.compiled and not out.passed:
         files = ", ".join(sorted({d.file for d in docs}))
-        raise CompileError([Problem("no Kubernetes objects in the input (only skipped documents)", file=files), *out.notes])
+        raise CompileError(
+            [Problem("no Kubernetes objects in the input (only skipped documents)", file=files), *out.notes]
+        )
     return out
 
 
@@ -113,7 +121,9 @@ def _ca_bundle_name(docs: Sequence[Document]) -> str | None:
     from .inputs import load_config
 
     try:
-        config = load_config([d for d in docs if (d.api_version, d.kind, d.name) == ("v1", "ConfigMap", C.CONFIGMAP_NAME)])
+        config = load_config(
+            [d for d in docs if (d.api_version, d.kind, d.name) == ("v1", "ConfigMap", C.CONFIGMAP_NAME)]
+        )
     except CompileError:
         return None  # the compiler reports it
     return config.storage_initializer.ca_bundle_config_map_name or None

@@ -123,7 +123,10 @@ def _graphs(ctx: Context, compiled: Sequence[Compiled], problems: list[Problem])
     """InferenceGraphs, whose steps reach the isvcs of the same run through their rendered addresses."""
     from .graph import render_graph
 
-    targets = {(c.plan.isvc.metadata.namespace, c.plan.isvc.metadata.name): c.target(ctx.config, ctx.runtimes) for c in compiled}
+    targets = {
+        (c.plan.isvc.metadata.namespace, c.plan.isvc.metadata.name): c.target(ctx.config, ctx.runtimes)
+        for c in compiled
+    }
     objects: list[dict[str, Any]] = []
     for graph, doc in ctx.graphs:
         try:
@@ -134,13 +137,18 @@ def _graphs(ctx: Context, compiled: Sequence[Compiled], problems: list[Problem])
     return objects
 
 
-def _local_models(ctx: Context, compiled: Sequence[Compiled], problems: list[Problem], warnings: list[Problem]) -> list[dict[str, Any]]:
+def _local_models(
+    ctx: Context, compiled: Sequence[Compiled], problems: list[Problem], warnings: list[Problem]
+) -> list[dict[str, Any]]:
     """The caches' volumes, LocalModelNodes and download Jobs; the isvcs labelled for a cache are its consumers."""
     from .localmodel.controller import Consumer
     from .localmodel.render import render
 
     assert ctx.local_models is not None
-    consumers = [Consumer(C.KIND_ISVC, m.namespace, m.name, m.labels, m.annotations) for m in (c.plan.isvc.metadata for c in compiled)]
+    consumers = [
+        Consumer(C.KIND_ISVC, m.namespace, m.name, m.labels, m.annotations)
+        for m in (c.plan.isvc.metadata for c in compiled)
+    ]
     try:
         objects, more = render(ctx.local_models, consumers, ctx.config, ctx.cluster)
     except CompileError as exc:
@@ -150,7 +158,9 @@ def _local_models(ctx: Context, compiled: Sequence[Compiled], problems: list[Pro
     return objects
 
 
-def _llm_services(ctx: Context, problems: list[Problem], warnings: list[Problem], namespaces: set[str]) -> list[dict[str, Any]]:
+def _llm_services(
+    ctx: Context, problems: list[Problem], warnings: list[Problem], namespaces: set[str]
+) -> list[dict[str, Any]]:
     """LLMInferenceServices, rendered by ``kserve_compile.llmisvc`` against the same config and live objects; their
     namespaces get the CA bundle copy too (the llmisvc controller runs the same CA-bundle reconciler)."""
     from .llmisvc import LLMContext, render_llm_services
@@ -193,7 +203,9 @@ def workloads(plan: Plan, config: KServeConfig, cluster: ClusterState) -> Render
     if plan.multinode is not None:
         out += _multinode_workers(plan, isvc_data, config, cluster)
     for canary in plan.canaries:
-        template, notes = finished_pod_template(canary.component, pod_template(canary.component), isvc_data, config, cluster)
+        template, notes = finished_pod_template(
+            canary.component, pod_template(canary.component), isvc_data, config, cluster
+        )
         out += Rendered(standard_workload(canary.component, template, config, otel=False), notes)
     return out
 
@@ -293,7 +305,9 @@ def _with_storage_uris(
 ) -> tuple[dict[str, Any], list[str]]:
     uris = [u.model_dump(by_alias=True) for u in component.spec.storage_uris or []]
     model = getattr(component.spec, "model", None)
-    storage = model.storage.model_dump(by_alias=True, exclude_none=True) if model is not None and model.storage else None
+    storage = (
+        model.storage.model_dump(by_alias=True, exclude_none=True) if model is not None and model.storage else None
+    )
     spec, notes = apply_storage_uris(
         template["spec"],
         uris,
@@ -314,7 +328,12 @@ def _model_config_map(isvc: InferenceService, trained_models: Sequence[TrainedMo
     meta: dict[str, Any] = {"name": f"modelconfig-{isvc.metadata.name}-0", "namespace": isvc.metadata.namespace}
     if isvc.metadata.labels:
         meta["labels"] = dict(isvc.metadata.labels)
-    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {C.MODEL_CONFIG_FILE: model_config_json(trained_models)}}
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": meta,
+        "data": {C.MODEL_CONFIG_FILE: model_config_json(trained_models)},
+    }
 
 
 def ca_bundle_config_maps(ctx: Context, namespaces: set[str]) -> list[dict[str, Any]]:
@@ -324,13 +343,29 @@ def ca_bundle_config_maps(ctx: Context, namespaces: set[str]) -> list[dict[str, 
         return []
     if ctx.ca_bundle is None:
         raise CompileError(
-            [Problem(f"storageInitializer.caBundleConfigMapName is {wanted!r}: give the ConfigMap {C.KSERVE_NAMESPACE}/{wanted} "
-                     "as an input (KServe copies its cabundle.crt into every InferenceService namespace)", "data.storageInitializer")]
+            [
+                Problem(
+                    f"storageInitializer.caBundleConfigMapName is {wanted!r}: give the ConfigMap {C.KSERVE_NAMESPACE}/{wanted} "
+                    "as an input (KServe copies its cabundle.crt into every InferenceService namespace)",
+                    "data.storageInitializer",
+                )
+            ]
         )
     data = (ctx.ca_bundle.get("data") or {}).get(C.CA_BUNDLE_FILE_NAME)
     if not data:
-        raise CompileError([Problem(f"specified cabundle file {C.CA_BUNDLE_FILE_NAME} not found in cabundle configmap {wanted}", "data")])
+        raise CompileError(
+            [
+                Problem(
+                    f"specified cabundle file {C.CA_BUNDLE_FILE_NAME} not found in cabundle configmap {wanted}", "data"
+                )
+            ]
+        )
     return [
-        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": C.DEFAULT_GLOBAL_CA_BUNDLE_CONFIGMAP, "namespace": ns}, "data": {C.CA_BUNDLE_FILE_NAME: data}}
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": C.DEFAULT_GLOBAL_CA_BUNDLE_CONFIGMAP, "namespace": ns},
+            "data": {C.CA_BUNDLE_FILE_NAME: data},
+        }
         for ns in sorted(namespaces)
     ]

@@ -55,7 +55,10 @@ def plan_isvc(isvc: InferenceService, config: KServeConfig, runtimes: Sequence[S
     mode = resolve_mode(isvc.metadata.annotations, status_mode, config)
     notes.extend(validate_isvc(isvc, mode, config, source=written))
     if mode == C.MODE_MODELMESH:
-        raise InputError("deployment mode ModelMesh is not supported by kserve-compile", f"metadata.annotations[{C.ANN_DEPLOYMENT_MODE}]")
+        raise InputError(
+            "deployment mode ModelMesh is not supported by kserve-compile",
+            f"metadata.annotations[{C.ANN_DEPLOYMENT_MODE}]",
+        )
     labels = dict(isvc.metadata.labels)
     stable = build_predictor(isvc, isvc.spec.predictor, config, runtimes, labels)
     plan = Plan(isvc, mode, [stable], notes)

@@ -41,7 +41,9 @@ def parse_quantity(value: str | int | float) -> Decimal:
 def _parse_text(text: str) -> Decimal:
     match = _QUANTITY.match(text)
     if not match:
-        raise ValueError(f"quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': {text!r}")
+        raise ValueError(
+            f"quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': {text!r}"
+        )
     number, exponent, suffix = match.groups()
     try:
         base = Decimal(number)
@@ -70,12 +72,11 @@ def _is_quantity_text(text: str) -> bool:
         return False
     return bool(text.strip())
 
+
 # Go's resource.ErrFormatWrong text, which KServe wraps into its own messages.
 QUANTITY_FORMAT_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 _DECIMAL_SUFFIX = {-9: "n", -6: "u", -3: "m", 0: "", 3: "k", 6: "M", 9: "G", 12: "T", 15: "P", 18: "E"}
 _BINARY_SUFFIX = ((60, "Ei"), (50, "Pi"), (40, "Ti"), (30, "Gi"), (20, "Mi"), (10, "Ki"))
-
-
 
 
 def canonical_quantity(text: str | int) -> str:
@@ -108,7 +109,9 @@ def _canonical_text(raw: str) -> str:
     return f"{sign}{nanos}{_DECIMAL_SUFFIX[exponent]}"
 
 
-def requirements(section: str, cpu_limit: str, memory_limit: str, cpu_request: str, memory_request: str) -> dict[str, dict[str, str]]:
+def requirements(
+    section: str, cpu_limit: str, memory_limit: str, cpu_request: str, memory_request: str
+) -> dict[str, dict[str, str]]:
     """``{limits: {cpu, memory}, requests: {cpu, memory}}`` as KServe builds it; bad values raise with KServe's words."""
     out: dict[str, dict[str, str]] = {"limits": {}, "requests": {}}
     for group, name, value in (
@@ -118,6 +121,8 @@ def requirements(section: str, cpu_limit: str, memory_limit: str, cpu_request: s
         ("requests", "memory", memory_request),
     ):
         if not is_quantity(value):
-            raise InputError(f'failed to parse resource configuration for "{section}": {QUANTITY_FORMAT_ERROR}', f"data.{section}")
+            raise InputError(
+                f'failed to parse resource configuration for "{section}": {QUANTITY_FORMAT_ERROR}', f"data.{section}"
+            )
         out[group][name] = canonical_quantity(value)
     return out

@@ -32,7 +32,14 @@ class ObjectDiff:
 
     def as_json(self) -> dict[str, Any]:
         _, kind, namespace, name = self.key
-        return {"apiVersion": self.api_version, "kind": kind, "namespace": namespace, "name": name, "action": self.action, "diff": self.text}
+        return {
+            "apiVersion": self.api_version,
+            "kind": kind,
+            "namespace": namespace,
+            "name": name,
+            "action": self.action,
+            "diff": self.text,
+        }
 
 
 def _by_key(objects: Sequence[dict[str, Any]]) -> dict[Key, dict[str, Any]]:
@@ -55,7 +62,10 @@ def diff_objects(before: Sequence[dict[str, Any]], after: Sequence[dict[str, Any
         path = ref_of(key)
         text = "".join(
             difflib.unified_diff(
-                _lines(a), _lines(b), "/dev/null" if a is None else f"a/{path}", "/dev/null" if b is None else f"b/{path}"
+                _lines(a),
+                _lines(b),
+                "/dev/null" if a is None else f"a/{path}",
+                "/dev/null" if b is None else f"b/{path}",
             )
         )
         out.append(ObjectDiff(key, str((b or a or {}).get("apiVersion", "")), action, text))

@@ -75,7 +75,11 @@ def _merge(checks: list[Problem], compiled: list[Problem]) -> list[Problem]:
     checks' at places the compiler did not report. The typed model's bare 'unknown field "x"' on a struct gives way
     to the input checks' report of the field itself, with its did-you-mean."""
     fields = {(p.file, p.path) for p in checks}
-    kept = [p for p in compiled if not ((m := _BARE_UNKNOWN.match(p.message)) and (p.file, f"{p.path}.{m.group(1)}") in fields)]
+    kept = [
+        p
+        for p in compiled
+        if not ((m := _BARE_UNKNOWN.match(p.message)) and (p.file, f"{p.path}.{m.group(1)}") in fields)
+    ]
     places: set[tuple] = set()
     out = []
     for p in [*kept, *checks]:
@@ -103,5 +107,10 @@ def _duplicates(objects: list[dict], split: Split) -> list[Problem]:
     for doc in split.passed:
         group, _, kind, ns, name = identity(doc.data, 0)
         if owners.get((group, kind, ns, name), 0) > 1:
-            problems.append(doc.problem(f"{kind} {ns + '/' if ns else ''}{name} is defined twice in the run (by the inputs or by what they render)", "metadata.name"))
+            problems.append(
+                doc.problem(
+                    f"{kind} {ns + '/' if ns else ''}{name} is defined twice in the run (by the inputs or by what they render)",
+                    "metadata.name",
+                )
+            )
     return problems

@@ -130,14 +130,21 @@ def _neg_priority(priority: int | None) -> tuple[int, int]:
 
 def _explicit(model: ModelSpec, namespace: str, runtimes: Sequence[ServingRuntime], path: str) -> Selected:
     name = model.runtime
-    found = next((r for r in runtimes if not r.is_cluster and r.metadata.name == name and r.metadata.namespace == namespace), None)
+    found = next(
+        (r for r in runtimes if not r.is_cluster and r.metadata.name == name and r.metadata.namespace == namespace),
+        None,
+    )
     found = found or next((r for r in runtimes if r.is_cluster and r.metadata.name == name), None)
     if found is None:
         raise InputError(f"No ServingRuntimes or ClusterServingRuntimes with the name: {name}", f"{path}.runtime")
     if found.spec.disabled:
         raise InputError(f"specified runtime {name} is disabled", f"{path}.runtime")
     if model.protocol_version and not supports_protocol(found.spec, model.protocol_version):
-        raise InputError(f"specified runtime {name} does not support specified protocol version", f"{path}.protocolVersion")
+        raise InputError(
+            f"specified runtime {name} does not support specified protocol version", f"{path}.protocolVersion"
+        )
     if not supports_model(found.spec, model, explicit=True):
-        raise InputError(f"specified runtime {name} does not support specified framework/version", f"{path}.modelFormat")
+        raise InputError(
+            f"specified runtime {name} does not support specified framework/version", f"{path}.modelFormat"
+        )
     return Selected(found, explicit=True)

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from kserve_compile.errors import Problem
 
@@ -78,9 +79,7 @@ def check_object(obj: dict, kube_version: str = DEFAULT_KUBE_VERSION) -> list[Sc
     return sorted(issues, key=lambda i: (i.path, i.message))
 
 
-def check_objects(
-    objs: Iterable[dict], kube_version: str = DEFAULT_KUBE_VERSION
-) -> list[SchemaIssue]:
+def check_objects(objs: Iterable[dict], kube_version: str = DEFAULT_KUBE_VERSION) -> list[SchemaIssue]:
     """The issues of every object, in input order."""
     issues: list[SchemaIssue] = []
     for obj in objs:
@@ -112,7 +111,7 @@ def _k8s_schema_root() -> Path:
     return Path(kubernetes_validate.__file__).parent / "kubernetes-json-schema"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _available_versions() -> tuple[tuple[int, int], ...]:
     found = set()
     for entry in _k8s_schema_root().iterdir():
@@ -146,7 +145,7 @@ def _version_dir(version: tuple[int, int]) -> Path:
 # --- schema loading ---------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=None)
+@cache
 def _crd_index() -> dict[tuple[str, str], Path]:
     """(apiVersion, kind) → authored schema file, from each file's group-version-kind list."""
     index: dict[tuple[str, str], Path] = {}
@@ -158,7 +157,7 @@ def _crd_index() -> dict[tuple[str, str], Path]:
     return index
 
 
-@lru_cache(maxsize=None)
+@cache
 def _k8s_definitions(version: tuple[int, int]) -> dict:
     return json.loads((_version_dir(version) / "_definitions.json").read_text())
 
@@ -192,7 +191,7 @@ def _expand_inline(node: Any, k8s_defs: dict, local_defs: dict) -> Any:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _registry(version: tuple[int, int]) -> Any:
     from referencing import Registry, Resource
     from referencing.jsonschema import DRAFT202012
@@ -223,7 +222,7 @@ def _core_schema(version: tuple[int, int], api_version: str, kind: str) -> dict 
     return doc
 
 
-@lru_cache(maxsize=None)
+@cache
 def _validator(version: tuple[int, int], api_version: str, kind: str) -> Any:
     from jsonschema import Draft202012Validator
 
@@ -260,16 +259,12 @@ def _unexpected_keys(error: Any) -> list[str]:
     if error.validator == "unevaluatedProperties":
         # Properties matched by sibling subschemas are fine; jsonschema names the rest.
         return sorted(re.findall(r"'([^']+)'", error.message.split("(")[-1]))
-    return sorted(
-        k for k in instance if k not in known and not any(p.search(k) for p in patterns)
-    )
+    return sorted(k for k in instance if k not in known and not any(p.search(k) for p in patterns))
 
 
 def _describe(error: Any) -> list[tuple[str, str]]:
     path = list(error.absolute_path)
-    if error.validator in ("additionalProperties", "unevaluatedProperties") and isinstance(
-        error.instance, dict
-    ):
+    if error.validator in ("additionalProperties", "unevaluatedProperties") and isinstance(error.instance, dict):
         keys = _unexpected_keys(error)
         if keys:
             from kserve_compile.suggest import unknown_field_message

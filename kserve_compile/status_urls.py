@@ -26,7 +26,9 @@ def status_of_documents(docs: Sequence[Document]) -> list[tuple[str, dict[str, A
     if ctx.llm_docs:
         from .llmisvc import LLMContext, llm_status_rows
 
-        llm_rows, llm_problems = llm_status_rows(ctx.llm_docs, LLMContext(ctx.config, ctx.cluster, ctx.config_data, ctx.llm_configmaps))
+        llm_rows, llm_problems = llm_status_rows(
+            ctx.llm_docs, LLMContext(ctx.config, ctx.cluster, ctx.config_data, ctx.llm_configmaps)
+        )
         rows += llm_rows
         problems += llm_problems
     if problems:

@@ -7,8 +7,18 @@ import re
 from .errors import InputError
 
 SUPPORTED_PREFIXES = (
-    "gs://", "s3://", "pvc://", "file://", "https://", "http://", "hdfs://", "webhdfs://",
-    "oci://", "oci+native://", "oci+fetch://", "hf://",
+    "gs://",
+    "s3://",
+    "pvc://",
+    "file://",
+    "https://",
+    "http://",
+    "hdfs://",
+    "webhdfs://",
+    "oci://",
+    "oci+native://",
+    "oci+fetch://",
+    "hf://",
 )
 # Accepted through KServe's shipped default ClusterStorageContainer only (config/storagecontainers/default.yaml).
 DEFAULT_STORAGE_CONTAINER_PREFIXES = ("modelscope://",)

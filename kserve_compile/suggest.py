@@ -1,4 +1,4 @@
-""""Did you mean": the closest known word to a mistyped field name or enum value, and the mistyped-deploymentMode
+""" "Did you mean": the closest known word to a mistyped field name or enum value, and the mistyped-deploymentMode
 warning (KServe's ``GetDeploymentMode`` falls back to the configured default for a value it does not know; we keep
 that output and say so)."""
 

@@ -107,8 +107,12 @@ class ServiceClient:
 
     async def start(self) -> None:
         connector = aiohttp.TCPConnector(limit=0, limit_per_host=0, ttl_dns_cache=300, keepalive_timeout=90)
-        self._session = aiohttp.ClientSession(connector=connector, timeout=self._timeout, cookie_jar=aiohttp.DummyCookieJar(),
-                                              skip_auto_headers=("Content-Type",))
+        self._session = aiohttp.ClientSession(
+            connector=connector,
+            timeout=self._timeout,
+            cookie_jar=aiohttp.DummyCookieJar(),
+            skip_auto_headers=("Content-Type",),
+        )
 
     async def close(self) -> None:
         if self._session is not None:
@@ -127,7 +131,9 @@ class ServiceClient:
             async with self._session.post(url, data=body, headers=headers) as resp:
                 return await resp.read(), resp.status
         except TimeoutError:
-            raise CallError(f'Post "{target.text}": context deadline exceeded (Client.Timeout exceeded while awaiting headers)') from None
+            raise CallError(
+                f'Post "{target.text}": context deadline exceeded (Client.Timeout exceeded while awaiting headers)'
+            ) from None
         except aiohttp.ClientError as err:
             raise CallError(f'Post "{target.text}": {_reason(err)}') from None
 

@@ -86,8 +86,15 @@ def error_body(cause: str) -> bytes:
 class Router:
     """The graph, its parsed service URLs and the client; ``handle`` serves one request."""
 
-    def __init__(self, graph: Graph, client: ServiceClient, patterns: Iterable[Any] = (), *,
-                 tracer: Tracer | None = None, randbelow: Callable[[int], int] = secrets.randbelow) -> None:
+    def __init__(
+        self,
+        graph: Graph,
+        client: ServiceClient,
+        patterns: Iterable[Any] = (),
+        *,
+        tracer: Tracer | None = None,
+        randbelow: Callable[[int], int] = secrets.randbelow,
+    ) -> None:
         self.graph = graph
         self.client = client
         self.patterns = list(patterns)
@@ -122,8 +129,9 @@ class Router:
             return await self._splitter(node_name, node, body, headers)
         raise RouteError(500, f"invalid route type: {kind}")
 
-    async def _execute(self, node_name: str, index: int, step: Step, body: bytes,
-                       headers: list[tuple[str, str]]) -> tuple[bytes, int]:
+    async def _execute(
+        self, node_name: str, index: int, step: Step, body: bytes, headers: list[tuple[str, str]]
+    ) -> tuple[bytes, int]:
         """``executeStep``, reported to the tracer when there is one."""
         if self.tracer is None:
             return await self._run_step(step, body, headers)
@@ -132,7 +140,9 @@ class Router:
         try:
             response, status = await self._run_step(step, body, headers)
         except RouteError as err:
-            self.tracer(TraceEvent(node_name, index, step, target, body, 0, b"", time.perf_counter() - start, err.cause))
+            self.tracer(
+                TraceEvent(node_name, index, step, target, body, 0, b"", time.perf_counter() - start, err.cause)
+            )
             raise
         self.tracer(TraceEvent(node_name, index, step, target, body, status, response, time.perf_counter() - start))
         return response, status
@@ -148,8 +158,9 @@ class Router:
         except CallError as err:
             raise RouteError(500, str(err)) from None
 
-    async def _sequence(self, node_name: str, node: Node, body: bytes,
-                        headers: list[tuple[str, str]]) -> tuple[bytes, int]:
+    async def _sequence(
+        self, node_name: str, node: Node, body: bytes, headers: list[tuple[str, str]]
+    ) -> tuple[bytes, int]:
         response, status = b"", 0
         for i, step in enumerate(node.steps):
             request = response if step.data == RESPONSE_DATA and i > 0 else body
@@ -167,8 +178,9 @@ class Router:
                 return response, status
         return response, status
 
-    async def _switch(self, node_name: str, node: Node, body: bytes,
-                      headers: list[tuple[str, str]]) -> tuple[bytes, int]:
+    async def _switch(
+        self, node_name: str, node: Node, body: bytes, headers: list[tuple[str, str]]
+    ) -> tuple[bytes, int]:
         try:
             doc = loads(body)
         except DecodeError:
@@ -178,17 +190,20 @@ class Router:
                 return await self._execute(node_name, i, step, body, headers)
         raise RouteError(404, NO_SWITCH_ROUTE)
 
-    async def _splitter(self, node_name: str, node: Node, body: bytes,
-                        headers: list[tuple[str, str]]) -> tuple[bytes, int]:
+    async def _splitter(
+        self, node_name: str, node: Node, body: bytes, headers: list[tuple[str, str]]
+    ) -> tuple[bytes, int]:
         index = pick_weighted(node.steps, self._randbelow(100))
         if index is None:
             raise RouteError(500, NO_SPLITTER_ROUTE)
         return await self._execute(node_name, index, node.steps[index], body, headers)
 
-    async def _ensemble(self, node_name: str, node: Node, body: bytes,
-                        headers: list[tuple[str, str]]) -> tuple[bytes, int]:
-        tasks = [asyncio.ensure_future(self._ensemble_step(node_name, i, s, body, headers))
-                 for i, s in enumerate(node.steps)]
+    async def _ensemble(
+        self, node_name: str, node: Node, body: bytes, headers: list[tuple[str, str]]
+    ) -> tuple[bytes, int]:
+        tasks = [
+            asyncio.ensure_future(self._ensemble_step(node_name, i, s, body, headers)) for i, s in enumerate(node.steps)
+        ]
         if not tasks:
             return b"{}", 200
         try:
@@ -214,15 +229,18 @@ class Router:
             merged[step.name or str(i)] = answer
         return dumps(merged), 200
 
-    async def _ensemble_step(self, node_name: str, index: int, step: Step, body: bytes,
-                             headers: list[tuple[str, str]]) -> tuple[Any, int]:
+    async def _ensemble_step(
+        self, node_name: str, index: int, step: Step, body: bytes, headers: list[tuple[str, str]]
+    ) -> tuple[Any, int]:
         response, status = await self._execute(node_name, index, step, body, headers)
         try:
             answer = loads(response)
         except DecodeError as err:
             raise RouteError(500, str(err)) from None
         if answer is not None and not isinstance(answer, dict):
-            raise RouteError(500, f"json: cannot unmarshal {_go_kind(answer)} into Go value of type map[string]interface {{}}")
+            raise RouteError(
+                500, f"json: cannot unmarshal {_go_kind(answer)} into Go value of type map[string]interface {{}}"
+            )
         return answer, status
 
 

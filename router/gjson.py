@@ -164,7 +164,7 @@ def _split_pipe(path: str) -> tuple[str, str | None]:
         elif ch in ")]}":
             depth -= 1
         elif ch == "|" and depth == 0:
-            return path[:i], path[i + 1:]
+            return path[:i], path[i + 1 :]
         i += 1
     return path, None
 
@@ -218,7 +218,7 @@ def _parse_query(path: str) -> _Query | None:
     inner = path[split:i] if split else ""
     qpath = (path[2:split] if split else path[2:i]).strip()
     op, value = _op_value(inner.strip())
-    rest = path[i + 1:]
+    rest = path[i + 1 :]
     all_ = rest.startswith("#")
     if all_:
         rest = rest[1:]
@@ -229,7 +229,7 @@ def _op_value(text: str) -> tuple[str, str]:
     if not text:
         return "", ""
     op = next((o for o in _OPS if text.startswith(o)), text[0])
-    value = text[len(op):].strip()
+    value = text[len(op) :].strip()
     if op == "==":
         op = "="
     if len(value) >= 2 and value[0] == '"' and value[-1] == '"':
@@ -442,7 +442,7 @@ def _json_end(text: str, start: int) -> int | None:
             elif c in "]}":
                 depth -= 1
                 if depth == 0:
-                    return i + 1 if _valid(text[start:i + 1]) else None
+                    return i + 1 if _valid(text[start : i + 1]) else None
             i += 1
         return None
     if ch == '"':
@@ -502,8 +502,8 @@ def _parse_selectors(path: str) -> tuple[list[tuple[str | None, str]], str] | No
             continue
         if ch == '"':
             end = _string_end(path, i)
-            if depth == 0 and i == start and path[end + 1:end + 2] == ":":
-                name = _json_unescape(path[i + 1:end])
+            if depth == 0 and i == start and path[end + 1 : end + 2] == ":":
+                name = _json_unescape(path[i + 1 : end])
                 start = end + 2
                 i = start
                 continue
@@ -516,7 +516,7 @@ def _parse_selectors(path: str) -> tuple[list[tuple[str | None, str]], str] | No
             out.append((name, path[start:i]))
             name, start = None, i + 1
             if ch == close:
-                return out, path[i + 1:]
+                return out, path[i + 1 :]
         i += 1
     return None
 

@@ -18,8 +18,13 @@ from typing import Any
 
 import orjson
 
-_HTML = ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"),
-         ("\u2028".encode(), b"\\u2028"), ("\u2029".encode(), b"\\u2029"))
+_HTML = (
+    (b"<", b"\\u003c"),
+    (b">", b"\\u003e"),
+    (b"&", b"\\u0026"),
+    ("\u2028".encode(), b"\\u2028"),
+    ("\u2029".encode(), b"\\u2029"),
+)
 # a number orjson may write differently from Go: "1.0", an exponent, or 16+ digits (beyond float64's exact ints)
 _SUSPECT = re.compile(rb"[0-9]\.0(?![0-9])|[0-9][eE][+-]|[0-9]{16}")
 _TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|-?[0-9][0-9.eE+-]*')

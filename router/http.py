@@ -59,8 +59,10 @@ def _reason(status: int) -> bytes:
 
 
 _STATUS_LINES = {code: b"HTTP/1.1 %d %s\r\n" % (code, _reason(code)) for code in range(100, 600)}
-_BAD_REQUEST = (b"HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n"
-                b"Content-Length: 15\r\n\r\n400 Bad Request")
+_BAD_REQUEST = (
+    b"HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n"
+    b"Content-Length: 15\r\n\r\n400 Bad Request"
+)
 
 
 def _path(url: bytes) -> str:
@@ -142,7 +144,8 @@ class Connection(asyncio.Protocol):
 
     def on_headers_complete(self) -> None:
         if self.parser.get_http_version() == "1.1" and any(
-                n.lower() == "expect" and v.lower() == "100-continue" for n, v in self._headers):
+            n.lower() == "expect" and v.lower() == "100-continue" for n, v in self._headers
+        ):
             assert self.transport is not None
             self.transport.write(b"HTTP/1.1 100 Continue\r\n\r\n")
 
@@ -152,8 +155,9 @@ class Connection(asyncio.Protocol):
     def on_message_complete(self) -> None:
         path = _path(self._url)
         self._keep_alive.append(self.parser.should_keep_alive())
-        self.queue.append(Request(self.parser.get_method().decode("latin-1"), path, self._headers,
-                                  b"".join(self._body), self))
+        self.queue.append(
+            Request(self.parser.get_method().decode("latin-1"), path, self._headers, b"".join(self._body), self)
+        )
         if len(self.queue) >= MAX_QUEUED and self.transport is not None:
             self.transport.pause_reading()
             self.paused = True
@@ -190,7 +194,9 @@ class Connection(asyncio.Protocol):
 
     def _write(self, request: Request, response: Response, keep_alive: bool) -> None:
         assert self.transport is not None
-        head = [_STATUS_LINES.get(response.status) or b"HTTP/1.1 %d %s\r\n" % (response.status, _reason(response.status))]
+        head = [
+            _STATUS_LINES.get(response.status) or b"HTTP/1.1 %d %s\r\n" % (response.status, _reason(response.status))
+        ]
         for name, value in response.headers:
             head.append(b"%s: %s\r\n" % (name.encode("latin-1"), value.encode("latin-1")))
         head.append(b"Date: %s\r\nContent-Length: %d\r\n" % (self.server.clock.date(), len(response.body)))
@@ -247,8 +253,9 @@ class HttpServer:
 
     async def start(self, host: str | None, port: int) -> int:
         loop = asyncio.get_running_loop()
-        self._listener = await loop.create_server(lambda: Connection(self), host or None, port, reuse_address=True,
-                                                  backlog=1024)
+        self._listener = await loop.create_server(
+            lambda: Connection(self), host or None, port, reuse_address=True, backlog=1024
+        )
         return int(self._listener.sockets[0].getsockname()[1])
 
     async def shutdown(self, grace_seconds: float) -> None:

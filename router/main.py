@@ -31,8 +31,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--graph-json", required=True, help="serialized json graph def (the InferenceGraph spec)")
     p.add_argument("--port", type=int, default=ROUTER_PORT, help="port to listen on (default 8080)")
     p.add_argument("--host", default="", help="address to bind (default: all interfaces)")
-    p.add_argument("--drain-seconds", type=float, default=DEFAULT_DRAIN_SECONDS,
-                   help="seconds between SIGTERM (readiness fails) and shutdown (default 30, as KServe)")
+    p.add_argument(
+        "--drain-seconds",
+        type=float,
+        default=DEFAULT_DRAIN_SECONDS,
+        help="seconds between SIGTERM (readiness fails) and shutdown (default 30, as KServe)",
+    )
     return p
 
 

@@ -25,8 +25,25 @@ READY_PATH = "/readyz"
 DEFAULT_DRAIN_SECONDS = 30.0
 logger = logging.getLogger("router")
 
-_HTML_PREFIXES = (b"<!doctype html", b"<html", b"<head", b"<script", b"<iframe", b"<h1", b"<div", b"<font", b"<table",
-                  b"<a", b"<style", b"<title", b"<b", b"<body", b"<br", b"<p", b"<!--")
+_HTML_PREFIXES = (
+    b"<!doctype html",
+    b"<html",
+    b"<head",
+    b"<script",
+    b"<iframe",
+    b"<h1",
+    b"<div",
+    b"<font",
+    b"<table",
+    b"<a",
+    b"<style",
+    b"<title",
+    b"<b",
+    b"<body",
+    b"<br",
+    b"<p",
+    b"<!--",
+)
 _BINARY = frozenset(range(0x09)) | {0x0B, 0x0E, 0x0F} | frozenset(range(0x10, 0x1B)) | frozenset(range(0x1C, 0x20))
 
 
@@ -37,7 +54,7 @@ def sniff_content_type(body: bytes) -> str | None:
     head = body[:512].lstrip(b"\t\n\x0c\r ")
     lowered = head[:16].lower()
     for prefix in _HTML_PREFIXES:
-        if lowered.startswith(prefix) and head[len(prefix):len(prefix) + 1] in (b" ", b">"):
+        if lowered.startswith(prefix) and head[len(prefix) : len(prefix) + 1] in (b" ", b">"):
             return "text/html; charset=utf-8"
     if head.startswith(b"<?xml"):
         return "text/xml; charset=utf-8"
@@ -55,8 +72,9 @@ class RouterServer:
         self.drain_seconds = drain_seconds
         self.shutting_down = False
         self._stop = asyncio.Event()
-        self._http = HttpServer(self._handle, read_timeout=float(timeouts.server_read),
-                                idle_timeout=float(timeouts.server_idle))
+        self._http = HttpServer(
+            self._handle, read_timeout=float(timeouts.server_read), idle_timeout=float(timeouts.server_idle)
+        )
         self._started = False
         self._loop: asyncio.AbstractEventLoop | None = None  # set by start()
 
@@ -70,8 +88,11 @@ class RouterServer:
     def request_stop(self, sig: Any = None) -> None:
         """What SIGTERM does: fail readiness now, shut down after the drain."""
         if not self.shutting_down:
-            logger.info("Received shutdown signal %s; sleeping %ss to allow propagation of the non-ready state",
-                        getattr(sig, "name", sig), self.drain_seconds)
+            logger.info(
+                "Received shutdown signal %s; sleeping %ss to allow propagation of the non-ready state",
+                getattr(sig, "name", sig),
+                self.drain_seconds,
+            )
             self.shutting_down = True
             self._stop.set()
 
@@ -115,6 +136,7 @@ class RouterServer:
 
 
 _READY = Response(200)
-_NOT_READY = Response(503, b"shutting down\n", (("Content-Type", "text/plain; charset=utf-8"),
-                                                 ("X-Content-Type-Options", "nosniff")))
+_NOT_READY = Response(
+    503, b"shutting down\n", (("Content-Type", "text/plain; charset=utf-8"), ("X-Content-Type-Options", "nosniff"))
+)
 DEFAULT_GRACE_SECONDS = 60.0

@@ -62,13 +62,22 @@ class Graph:
 
 
 _STEP_FIELDS = {
-    "name": ("name", str), "nodename": ("node_name", str), "servicename": ("service_name", str),
-    "serviceurl": ("service_url", str), "data": ("data", str),
-    "mappredictionstoinstances": ("map_predictions_to_instances", bool), "weight": ("weight", int),
-    "condition": ("condition", str), "dependency": ("dependency", str),
+    "name": ("name", str),
+    "nodename": ("node_name", str),
+    "servicename": ("service_name", str),
+    "serviceurl": ("service_url", str),
+    "data": ("data", str),
+    "mappredictionstoinstances": ("map_predictions_to_instances", bool),
+    "weight": ("weight", int),
+    "condition": ("condition", str),
+    "dependency": ("dependency", str),
 }
-_TIMEOUT_FIELDS = {"serverread": "server_read", "serverwrite": "server_write", "serveridle": "server_idle",
-                   "serviceclient": "service_client"}
+_TIMEOUT_FIELDS = {
+    "serverread": "server_read",
+    "serverwrite": "server_write",
+    "serveridle": "server_idle",
+    "serviceclient": "service_client",
+}
 
 
 def parse_graph(text: str | bytes) -> Graph:
@@ -147,5 +156,12 @@ _KIND_NAMES = {str: "a string", bool: "a boolean", int: "an integer"}
 
 
 def _kind(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number",
-            float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
+    return {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)

@@ -45,7 +45,9 @@ def main() -> int:
         print(f"seed {run_seed}: FAILED after {counts['examples']} examples: {type(exc).__name__}: {exc}")
         return 1
     elapsed = time.perf_counter() - start
-    print(f"seed {run_seed}: {counts['examples']} examples, 0 failures, {elapsed:.1f} s ({counts['examples'] / elapsed:,.0f}/s)")
+    print(
+        f"seed {run_seed}: {counts['examples']} examples, 0 failures, {elapsed:.1f} s ({counts['examples'] / elapsed:,.0f}/s)"
+    )
     return 0
 
 

@@ -17,7 +17,9 @@ def _run() -> int:
     except ImportError as exc:
         if (exc.name or "").split(".")[0] not in _SERVER_PACKAGES:
             raise
-        sys.stderr.write(f"error: the model server needs the Python package {exc.name!r}: pip install 'kserve-compile[server]'\n")
+        sys.stderr.write(
+            f"error: the model server needs the Python package {exc.name!r}: pip install 'kserve-compile[server]'\n"
+        )
         return 2
 
 

@@ -58,4 +58,4 @@ class AccessLogMiddleware:
         try:
             logger.info(self.fmt, fields)
         except (KeyError, TypeError, ValueError):
-            logger.info("%(h)s \"%(r)s\" %(s)s", fields)
+            logger.info('%(h)s "%(r)s" %(s)s', fields)

@@ -37,11 +37,15 @@ def error_body(message: str) -> bytes:
 
 
 # --- shared checks ------------------------------------------------------------------------------
-def check_input(model: OnnxModel, name: object, datatype: object, shape: object) -> tuple[TensorSpec, tuple[int, ...], int]:
+def check_input(
+    model: OnnxModel, name: object, datatype: object, shape: object
+) -> tuple[TensorSpec, tuple[int, ...], int]:
     """Validate one input's header against the model; returns (spec, shape, element count)."""
     spec = model.input_by_name.get(name) if type(name) is str else None
     if spec is None:
-        raise InvalidInput(f"Unexpected input {name!r} for model {model.name!r}: inputs are {list(model.input_by_name)}")
+        raise InvalidInput(
+            f"Unexpected input {name!r} for model {model.name!r}: inputs are {list(model.input_by_name)}"
+        )
     if datatype != spec.datatype:
         raise InvalidInput(f"input {name!r}: datatype {datatype!r} does not match the model's {spec.datatype}")
     if type(shape) is not tuple:
@@ -70,9 +74,7 @@ def tensor_from_json(spec: TensorSpec, shape: tuple[int, ...], count: int, data:
     except (ValueError, TypeError, OverflowError) as exc:
         raise InvalidInput(f"input {spec.name!r}: data is not {spec.datatype}: {exc}") from None
     if array.size != count:
-        raise InvalidInput(
-            f"input {spec.name!r}: shape {list(shape)} needs {count} elements, data has {array.size}"
-        )
+        raise InvalidInput(f"input {spec.name!r}: shape {list(shape)} needs {count} elements, data has {array.size}")
     if spec.datatype == "BYTES":
         flat = array.reshape(-1)
         for item in flat:
@@ -106,11 +108,15 @@ def tensor_from_raw(spec: TensorSpec, shape: tuple[int, ...], count: int, raw: b
         (length,) = _U32.unpack_from(view, offset)
         offset += 4
         if offset + length > end:
-            raise InvalidInput(f"input {spec.name!r}: BYTES element of {length} bytes runs past the data at byte {offset}")
+            raise InvalidInput(
+                f"input {spec.name!r}: BYTES element of {length} bytes runs past the data at byte {offset}"
+            )
         try:
             items.append(str(view[offset : offset + length], "utf-8"))
         except UnicodeDecodeError:
-            raise InvalidInput(f"input {spec.name!r}: BYTES element {len(items)} is not UTF-8 (ONNX strings are text)") from None
+            raise InvalidInput(
+                f"input {spec.name!r}: BYTES element {len(items)} is not UTF-8 (ONNX strings are text)"
+            ) from None
         offset += length
     if len(items) != count:
         raise InvalidInput(f"input {spec.name!r}: shape {list(shape)} needs {count} elements, data has {len(items)}")
@@ -184,7 +190,9 @@ def _check_binary_sizes(inputs: list, available: int) -> None:  # type: ignore[t
         if size is None:
             continue
         if type(size) is not int or size < 0:
-            raise InvalidInput(f"input {item.get('name')!r}: binary_data_size must be a non-negative integer, got {size!r}")
+            raise InvalidInput(
+                f"input {item.get('name')!r}: binary_data_size must be a non-negative integer, got {size!r}"
+            )
         total += size
     if total != available:
         raise InvalidInput(f"binary data is {available} bytes but the inputs declare {total}")

@@ -118,22 +118,45 @@ def build_parser() -> argparse.ArgumentParser:
     _add(p, "--model_name", default=d.model_name, help="name of the model when model_dir holds one model.onnx")
     _add(p, "--http_port", type=int, default=d.http_port)
     _add(p, "--grpc_port", type=int, default=d.grpc_port)
-    p.add_argument("--bind_address", "--bind-address", "--host", dest="bind_address", default=d.bind_address,
-                   help="address both servers listen on")
+    p.add_argument(
+        "--bind_address",
+        "--bind-address",
+        "--host",
+        dest="bind_address",
+        default=d.bind_address,
+        help="address both servers listen on",
+    )
     _add(p, "--enable_grpc", type=strtobool, default=d.enable_grpc)
     _add(p, "--workers", type=_positive, default=d.workers, help="HTTP worker processes (each loads the models)")
     _add(p, "--max_threads", type=_positive, default=d.max_threads, help="inference threads per process")
-    _add(p, "--inline_inference_us", type=float, default=d.inline_inference_us,
-         help="run a request on the event loop when its predicted inference time is below this (0: never)")
+    _add(
+        p,
+        "--inline_inference_us",
+        type=float,
+        default=d.inline_inference_us,
+        help="run a request on the event loop when its predicted inference time is below this (0: never)",
+    )
     _add(p, "--max_asyncio_workers", type=int, default=None, help="default executor size (model loading)")
     _add(p, "--device", choices=DEVICES, default=d.device, help="auto: CUDA when a GPU is usable, else CPU")
-    _add(p, "--intra_op_threads", type=int, default=d.intra_op_threads, help="ONNX Runtime intra-op threads (0: ORT picks)")
+    _add(
+        p,
+        "--intra_op_threads",
+        type=int,
+        default=d.intra_op_threads,
+        help="ONNX Runtime intra-op threads (0: ORT picks)",
+    )
     _add(p, "--inter_op_threads", type=int, default=d.inter_op_threads)
     _add(p, "--warmup", type=strtobool, default=d.warmup, help="run each model once on zeros before it turns ready")
     _add(p, "--max_request_size", type=int, default=d.max_request_size, help="largest HTTP request body, bytes")
     _add(p, "--grpc_max_send_message_length", type=int, default=d.grpc_max_send_message_length)
     _add(p, "--grpc_max_receive_message_length", type=int, default=d.grpc_max_receive_message_length)
-    _add(p, "--max_batch_size", type=int, default=d.max_batch_size, help="dynamic batching: largest merged batch (0: off)")
+    _add(
+        p,
+        "--max_batch_size",
+        type=int,
+        default=d.max_batch_size,
+        help="dynamic batching: largest merged batch (0: off)",
+    )
     _add(p, "--max_batch_delay_ms", type=float, default=d.max_batch_delay_ms, help="dynamic batching: longest wait")
     _add(p, "--log_level", default=os.environ.get("KSERVE_LOGLEVEL", d.log_level).upper())
     _add(p, "--configure_logging", type=strtobool, default=d.configure_logging)
@@ -143,18 +166,48 @@ def build_parser() -> argparse.ArgumentParser:
     _add(p, "--enable_latency_logging", type=strtobool, default=d.enable_latency_logging)
     _add(p, "--event_loop", choices=("auto", "asyncio", "uvloop"), default=d.event_loop)
     _add(p, "--timeout_keep_alive", type=int, default=d.timeout_keep_alive)
-    _add(p, "--max_header_size", type=_positive, default=d.max_header_size,
-         help="largest request line + headers, bytes (431 past it)")
-    _add(p, "--header_timeout", type=duration, default=d.header_timeout,
-         help="time a client has to send a request's headers (408 past it; 0: none)")
-    _add(p, "--body_timeout", type=duration, default=d.body_timeout,
-         help="longest pause between reads of a request body (408 past it; 0: none)")
-    _add(p, "--max_connections", type=int, default=d.max_connections,
-         help="open HTTP connections per process (0: the open-file limit less a reserve)")
-    _add(p, "--large_request_bytes", type=int, default=d.large_request_bytes,
-         help="request bodies from this size are decoded on a thread, off the event loop")
-    _add(p, "--process_decode_bytes", type=int, default=d.process_decode_bytes,
-         help="JSON bodies from this size are decoded in a helper process (0: never)")
+    _add(
+        p,
+        "--max_header_size",
+        type=_positive,
+        default=d.max_header_size,
+        help="largest request line + headers, bytes (431 past it)",
+    )
+    _add(
+        p,
+        "--header_timeout",
+        type=duration,
+        default=d.header_timeout,
+        help="time a client has to send a request's headers (408 past it; 0: none)",
+    )
+    _add(
+        p,
+        "--body_timeout",
+        type=duration,
+        default=d.body_timeout,
+        help="longest pause between reads of a request body (408 past it; 0: none)",
+    )
+    _add(
+        p,
+        "--max_connections",
+        type=int,
+        default=d.max_connections,
+        help="open HTTP connections per process (0: the open-file limit less a reserve)",
+    )
+    _add(
+        p,
+        "--large_request_bytes",
+        type=int,
+        default=d.large_request_bytes,
+        help="request bodies from this size are decoded on a thread, off the event loop",
+    )
+    _add(
+        p,
+        "--process_decode_bytes",
+        type=int,
+        default=d.process_decode_bytes,
+        help="JSON bodies from this size are decoded in a helper process (0: never)",
+    )
     return p
 
 

@@ -129,7 +129,9 @@ def build_handlers(state: ServerState) -> dict[str, grpc.RpcMethodHandler]:
             rows = [model.stats.triton(model.name, model.version)]
         else:
             rows = [stats.triton(name, version) for name, version, stats in state.model_stats()]
-        return pb.ModelStatisticsResponse(model_stats=[{k: v for k, v in r.items() if k != "batch_stats"} for r in rows])
+        return pb.ModelStatisticsResponse(
+            model_stats=[{k: v for k, v in r.items() if k != "batch_stats"} for r in rows]
+        )
 
     async def RepositoryIndex(request, context):  # type: ignore[no-untyped-def]
         return pb.RepositoryIndexResponse(models=state.repository.index(ready_only=request.ready))
@@ -143,8 +145,19 @@ def build_handlers(state: ServerState) -> dict[str, grpc.RpcMethodHandler]:
         return pb.RepositoryModelUnloadResponse()
 
     handlers = {}
-    for fn in (ServerLive, ServerReady, ModelReady, ServerMetadata, ModelMetadata, ModelInfer, ModelConfig,
-               ModelStatistics, RepositoryIndex, RepositoryModelLoad, RepositoryModelUnload):
+    for fn in (
+        ServerLive,
+        ServerReady,
+        ModelReady,
+        ServerMetadata,
+        ModelMetadata,
+        ModelInfer,
+        ModelConfig,
+        ModelStatistics,
+        RepositoryIndex,
+        RepositoryModelLoad,
+        RepositoryModelUnload,
+    ):
         request_cls, response_cls = pb.RPCS[fn.__name__]
         handlers[fn.__name__] = grpc.unary_unary_rpc_method_handler(
             _guarded(fn),

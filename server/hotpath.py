@@ -46,7 +46,9 @@ class Inference:
     def _offload(self, fn, *args) -> asyncio.Future:  # type: ignore[no-untyped-def]
         return asyncio.get_running_loop().run_in_executor(None, fn, *args)
 
-    async def v2(self, model: OnnxModel, body: bytes, header_length: str | None, request_id: str | None) -> tuple[bytes, int | None]:
+    async def v2(
+        self, model: OnnxModel, body: bytes, header_length: str | None, request_id: str | None
+    ) -> tuple[bytes, int | None]:
         started = time.perf_counter()
         try:
             if len(body) < self.large:
@@ -90,13 +92,18 @@ class Inference:
         self._observe(model, feeds, request_id, started, decoded_at, predicted_at)
         return answer
 
-    def _observe(self, model: OnnxModel, feeds: dict, request_id: str | None, started: float, decoded: float, predicted: float) -> None:  # type: ignore[type-arg]
+    def _observe(
+        self, model: OnnxModel, feeds: dict, request_id: str | None, started: float, decoded: float, predicted: float
+    ) -> None:  # type: ignore[type-arg]
         observe(model, feeds, started, decoded, predicted)
         if self.latency_log:
             done = time.perf_counter()
             trace.info(
                 "requestId: %s, preprocess_ms: %.3f, predict_ms: %.3f, postprocess_ms: %.3f",
-                request_id or "N.A.", (decoded - started) * 1e3, (predicted - decoded) * 1e3, (done - predicted) * 1e3,
+                request_id or "N.A.",
+                (decoded - started) * 1e3,
+                (predicted - decoded) * 1e3,
+                (done - predicted) * 1e3,
             )
 
 

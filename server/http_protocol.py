@@ -156,8 +156,11 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         super().data_received(data)
         if self._awaiting_headers:
             if self._header_bytes > self._limits.max_header_bytes and not self.transport.is_closing():
-                self._refuse(431, "Request Header Fields Too Large",
-                             f"request headers exceed {self._limits.max_header_bytes} bytes")
+                self._refuse(
+                    431,
+                    "Request Header Fields Too Large",
+                    f"request headers exceed {self._limits.max_header_bytes} bytes",
+                )
         elif not self._body_done:
             self._deadline = time.monotonic() + self._limits.body_timeout  # each read restarts the body timer
 

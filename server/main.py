@@ -38,11 +38,16 @@ def logging_config(options: Options) -> dict[str, object] | str | None:
         "version": 1,
         "disable_existing_loggers": False,
         "formatters": {
-            "plain": {"format": "%(asctime)s.%(msecs)03d %(process)d %(name)s %(levelname)s %(message)s",
-                      "datefmt": "%Y-%m-%d %H:%M:%S"},
-            "access": {"()": "uvicorn.logging.AccessFormatter",
-                       "fmt": '%(asctime)s.%(msecs)03d %(process)d %(name)s %(client_addr)s - "%(request_line)s" %(status_code)s',
-                       "datefmt": "%Y-%m-%d %H:%M:%S", "use_colors": False},
+            "plain": {
+                "format": "%(asctime)s.%(msecs)03d %(process)d %(name)s %(levelname)s %(message)s",
+                "datefmt": "%Y-%m-%d %H:%M:%S",
+            },
+            "access": {
+                "()": "uvicorn.logging.AccessFormatter",
+                "fmt": '%(asctime)s.%(msecs)03d %(process)d %(name)s %(client_addr)s - "%(request_line)s" %(status_code)s',
+                "datefmt": "%Y-%m-%d %H:%M:%S",
+                "use_colors": False,
+            },
         },
         "handlers": {
             "stderr": {"class": "logging.StreamHandler", "formatter": "plain", "stream": "ext://sys.stderr"},
@@ -66,7 +71,9 @@ class StartupError(Exception):
 class Lifespan:
     """ASGI lifespan without Starlette's: a failed startup is reported as one line, not a traceback."""
 
-    def __init__(self, app: ASGIApp, startup: Callable[[], Awaitable[None]], shutdown: Callable[[], Awaitable[None]]) -> None:
+    def __init__(
+        self, app: ASGIApp, startup: Callable[[], Awaitable[None]], shutdown: Callable[[], Awaitable[None]]
+    ) -> None:
         self.app = app
         self.startup = startup
         self.shutdown = shutdown

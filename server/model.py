@@ -130,8 +130,14 @@ class OnnxModel:
         self.output_names = [s.name for s in self.outputs]
         has_strings = any(s.datatype == "BYTES" for s in self.inputs + self.outputs)
         self.signature = ModelSignature(
-            self.name, self.inputs, self.outputs, self.input_by_name, self.output_by_name, self.output_names,
-            self.shared_dims, has_strings,
+            self.name,
+            self.inputs,
+            self.outputs,
+            self.input_by_name,
+            self.output_by_name,
+            self.output_names,
+            self.shared_dims,
+            has_strings,
         )
         # I/O binding keeps CUDA outputs in device buffers ORT owns until one copy back; string
         # tensors live on the CPU only, so those models use the plain call.
@@ -180,6 +186,7 @@ class OnnxModel:
 
     def summary(self) -> str:
         """The startup line: where it came from, its tensors, device and warm-up."""
+
         def tensors(specs: list[TensorSpec]) -> str:
             return " ".join(f"{s.name}:{s.datatype}{list(s.shape)}".replace(" ", "") for s in specs)
 

@@ -27,7 +27,13 @@ logger = logging.getLogger("server")
 
 SERVER_NAME = "kserve-onnxserver"
 SERVER_VERSION = "0.1.0"
-EXTENSIONS = ["binary_tensor_data", "model_repository", "model_repository_extension", "model_configuration", "statistics"]
+EXTENSIONS = [
+    "binary_tensor_data",
+    "model_repository",
+    "model_repository_extension",
+    "model_configuration",
+    "statistics",
+]
 
 
 class ServerState:
@@ -125,6 +131,9 @@ class ServerState:
 
             assert self.runner is not None
             model.batcher = Batcher.for_model(
-                model, self.runner, self.options.max_batch_size, self.options.max_batch_delay_ms / 1000.0,
+                model,
+                self.runner,
+                self.options.max_batch_size,
+                self.options.max_batch_delay_ms / 1000.0,
                 self._inline_us,
             )

@@ -76,9 +76,14 @@ class ModelStats:
         """Triton's ``inference_stats``: ``{stage: {count, ns}}``."""
         count = self.success_count
         stages = {
-            "success": (count, self.success_s), "fail": (self.fail_count, self.fail_s), "queue": (count, 0.0),
-            "compute_input": (count, self.input_s), "compute_infer": (count, self.infer_s),
-            "compute_output": (count, self.output_s), "cache_hit": (0, 0.0), "cache_miss": (0, 0.0),
+            "success": (count, self.success_s),
+            "fail": (self.fail_count, self.fail_s),
+            "queue": (count, 0.0),
+            "compute_input": (count, self.input_s),
+            "compute_infer": (count, self.infer_s),
+            "compute_output": (count, self.output_s),
+            "cache_hit": (0, 0.0),
+            "cache_miss": (0, 0.0),
         }
         return {stage: {"count": n, "ns": int(seconds * 1e9)} for stage, (n, seconds) in stages.items()}
 
@@ -111,10 +116,18 @@ class StatsCollector:
         count = _counter("nv_inference_count", "Number of inferences performed (batch rows)")
         executions = _counter("nv_inference_exec_count", "Number of model executions performed")
         stages = {
-            "success": _counter("nv_inference_request_duration_us", "Cumulative inference request duration in microseconds"),
-            "compute_input": _counter("nv_inference_compute_input_duration_us", "Cumulative compute input duration in microseconds"),
-            "compute_infer": _counter("nv_inference_compute_infer_duration_us", "Cumulative compute inference duration in microseconds"),
-            "compute_output": _counter("nv_inference_compute_output_duration_us", "Cumulative compute output duration in microseconds"),
+            "success": _counter(
+                "nv_inference_request_duration_us", "Cumulative inference request duration in microseconds"
+            ),
+            "compute_input": _counter(
+                "nv_inference_compute_input_duration_us", "Cumulative compute input duration in microseconds"
+            ),
+            "compute_infer": _counter(
+                "nv_inference_compute_infer_duration_us", "Cumulative compute inference duration in microseconds"
+            ),
+            "compute_output": _counter(
+                "nv_inference_compute_output_duration_us", "Cumulative compute output duration in microseconds"
+            ),
         }
         for name, version, stats in self.source():
             labels = {"model": name, "version": version}

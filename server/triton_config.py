@@ -13,11 +13,20 @@ from server.model import PLATFORM, OnnxModel, TensorSpec
 BACKEND = "onnxruntime"
 # V2 datatype -> Triton's DataType enum (name, number)
 DATA_TYPES: dict[str, tuple[str, int]] = {
-    "BOOL": ("TYPE_BOOL", 1), "UINT8": ("TYPE_UINT8", 2), "UINT16": ("TYPE_UINT16", 3),
-    "UINT32": ("TYPE_UINT32", 4), "UINT64": ("TYPE_UINT64", 5), "INT8": ("TYPE_INT8", 6),
-    "INT16": ("TYPE_INT16", 7), "INT32": ("TYPE_INT32", 8), "INT64": ("TYPE_INT64", 9),
-    "FP16": ("TYPE_FP16", 10), "FP32": ("TYPE_FP32", 11), "FP64": ("TYPE_FP64", 12),
-    "BYTES": ("TYPE_STRING", 13), "BF16": ("TYPE_BF16", 14),
+    "BOOL": ("TYPE_BOOL", 1),
+    "UINT8": ("TYPE_UINT8", 2),
+    "UINT16": ("TYPE_UINT16", 3),
+    "UINT32": ("TYPE_UINT32", 4),
+    "UINT64": ("TYPE_UINT64", 5),
+    "INT8": ("TYPE_INT8", 6),
+    "INT16": ("TYPE_INT16", 7),
+    "INT32": ("TYPE_INT32", 8),
+    "INT64": ("TYPE_INT64", 9),
+    "FP16": ("TYPE_FP16", 10),
+    "FP32": ("TYPE_FP32", 11),
+    "FP64": ("TYPE_FP64", 12),
+    "BYTES": ("TYPE_STRING", 13),
+    "BF16": ("TYPE_BF16", 14),
 }
 
 

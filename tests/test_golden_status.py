@@ -41,8 +41,14 @@ def test_golden_status(name: str) -> None:
     expected_text = (scenario / STATUS_FILE).read_text("utf-8")
     rows = status_rows(scenario)
     actual_text = status_text(rows)
-    diff = "".join(difflib.unified_diff(expected_text.splitlines(keepends=True), actual_text.splitlines(keepends=True),
-                                        f"golden/{name}/{STATUS_FILE}", "computed"))
+    diff = "".join(
+        difflib.unified_diff(
+            expected_text.splitlines(keepends=True),
+            actual_text.splitlines(keepends=True),
+            f"golden/{name}/{STATUS_FILE}",
+            "computed",
+        )
+    )
     assert rows == json.loads(expected_text), diff
     assert actual_text == expected_text, diff
 
@@ -67,25 +73,50 @@ def test_status_matches_the_rendered_objects(name: str) -> None:
         assert host in service_hosts, (address, sorted(service_hosts))
 
 
-
 # ingress_reconciler_test.go TestGetServiceHost (:1324-1420) and TestGetServiceUrl (:1422-...): KServe cuts the isvc host
 # out of the entry component's Knative route host. The route host is set here through the Service name and a
 # domainTemplate that reproduces each test's URL (lower-cased: GenerateDomainName validates the host).
 @pytest.mark.parametrize(
     ("template", "namespace", "components", "expected"),
     [
-        ("{{ .Name }}.{{ .Namespace }}.{{ .IngressDomain }}", "user1", {"predictor": "kftest-predictor-default"},
-         "kftest.user1.example.com"),
-        ("{{ .Name }}-{{ .Namespace }}.{{ .IngressDomain }}", "user1", {"predictor": "kftest-predictor-default"},
-         "kftest-user1.example.com"),
-        ("{{ .Name }}.{{ .Namespace }}.{{ .IngressDomain }}", "user1",
-         {"predictor": "kftest-predictor-default", "transformer": "kservetest-transformer"}, "kservetest.user1.example.com"),
-        ("{{ .Name }}.{{ .IngressDomain }}", "test", {"predictor": "my-model-predictor-default"}, "my-model.example.com"),
+        (
+            "{{ .Name }}.{{ .Namespace }}.{{ .IngressDomain }}",
+            "user1",
+            {"predictor": "kftest-predictor-default"},
+            "kftest.user1.example.com",
+        ),
+        (
+            "{{ .Name }}-{{ .Namespace }}.{{ .IngressDomain }}",
+            "user1",
+            {"predictor": "kftest-predictor-default"},
+            "kftest-user1.example.com",
+        ),
+        (
+            "{{ .Name }}.{{ .Namespace }}.{{ .IngressDomain }}",
+            "user1",
+            {"predictor": "kftest-predictor-default", "transformer": "kservetest-transformer"},
+            "kservetest.user1.example.com",
+        ),
+        (
+            "{{ .Name }}.{{ .IngressDomain }}",
+            "test",
+            {"predictor": "my-model-predictor-default"},
+            "my-model.example.com",
+        ),
         ("{{ .Name }}.{{ .IngressDomain }}", "test", {"predictor": "my-model-predictor"}, "my-model.example.com"),
-        ("{{ .Name }}.{{ .IngressDomain }}", "test",
-         {"predictor": "my-model-predictor", "transformer": "my-model-transformer-default"}, "my-model.example.com"),
+        (
+            "{{ .Name }}.{{ .IngressDomain }}",
+            "test",
+            {"predictor": "my-model-predictor", "transformer": "my-model-transformer-default"},
+            "my-model.example.com",
+        ),
         # With KServe's shipped domainTemplate, namespace "default" makes the host contain "-default" as well.
-        ("{{ .Name }}-{{ .Namespace }}.{{ .IngressDomain }}", "default", {"predictor": "foo-predictor"}, "foo.example.com"),
+        (
+            "{{ .Name }}-{{ .Namespace }}.{{ .IngressDomain }}",
+            "default",
+            {"predictor": "foo-predictor"},
+            "foo.example.com",
+        ),
     ],
 )
 def test_knative_isvc_host_is_cut_from_the_route_host(
@@ -98,11 +129,21 @@ def test_knative_isvc_host_is_cut_from_the_route_host(
         knative_status,
     )
 
-    config = parse_config({"ingress": json.dumps({
-        "ingressGateway": "knative-serving/knative-ingress-gateway", "domainTemplate": template,
-    })})
+    config = parse_config(
+        {
+            "ingress": json.dumps(
+                {
+                    "ingressGateway": "knative-serving/knative-ingress-gateway",
+                    "domainTemplate": template,
+                }
+            )
+        }
+    )
     route = RouteInput(
-        name=components["predictor"].split("-predictor")[0], namespace=namespace, labels={}, annotations={},
+        name=components["predictor"].split("-predictor")[0],
+        namespace=namespace,
+        labels={},
+        annotations={},
         components={kind: RoutedComponent(kind, service, None) for kind, service in components.items()},
     )
     assert external_host(route, config) == expected

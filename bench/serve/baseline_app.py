@@ -52,21 +52,28 @@ def build_app(model_name: str, model_dir: str) -> Starlette:
         if header_length is None:
             for out, r in zip(outputs, results):
                 out["data"] = r.reshape(-1)
-            return Response(orjson.dumps({"model_name": model_name, "outputs": outputs}, option=orjson.OPT_SERIALIZE_NUMPY),
-                            media_type="application/json")
+            return Response(
+                orjson.dumps({"model_name": model_name, "outputs": outputs}, option=orjson.OPT_SERIALIZE_NUMPY),
+                media_type="application/json",
+            )
         for out, r in zip(outputs, results):
             out["parameters"] = {"binary_data_size": r.nbytes}
         head = orjson.dumps({"model_name": model_name, "outputs": outputs})
-        return Response(b"".join([head, *(r.tobytes() for r in results)]), media_type="application/octet-stream",
-                        headers={"inference-header-content-length": str(len(head))})
+        return Response(
+            b"".join([head, *(r.tobytes() for r in results)]),
+            media_type="application/octet-stream",
+            headers={"inference-header-content-length": str(len(head))},
+        )
 
     async def health(request: Request) -> Response:
         return Response(b'{"ready":true}', media_type="application/json")
 
-    return Starlette(routes=[
-        Route(f"/v2/models/{model_name}/infer", infer, methods=["POST"]),
-        Route("/v2/health/ready", health, methods=["GET"]),
-    ])
+    return Starlette(
+        routes=[
+            Route(f"/v2/models/{model_name}/infer", infer, methods=["POST"]),
+            Route("/v2/health/ready", health, methods=["GET"]),
+        ]
+    )
 
 
 if __name__ == "__main__":
@@ -75,5 +82,12 @@ if __name__ == "__main__":
     parser.add_argument("--model_dir", required=True)
     parser.add_argument("--http_port", type=int, required=True)
     args = parser.parse_args()
-    uvicorn.run(build_app(args.model_name, args.model_dir), host="127.0.0.1", port=args.http_port, loop="uvloop",
-                http="httptools", access_log=False, log_level="warning")
+    uvicorn.run(
+        build_app(args.model_name, args.model_dir),
+        host="127.0.0.1",
+        port=args.http_port,
+        loop="uvloop",
+        http="httptools",
+        access_log=False,
+        log_level="warning",
+    )

@@ -36,8 +36,12 @@ def v2_binary(model: BenchModel, rows: np.ndarray) -> Body:
     raw = np.ascontiguousarray(rows, dtype="<f4").tobytes()
     request = {
         "inputs": [
-            {"name": model.input_name, "shape": list(rows.shape), "datatype": "FP32",
-             "parameters": {"binary_data_size": len(raw)}}
+            {
+                "name": model.input_name,
+                "shape": list(rows.shape),
+                "datatype": "FP32",
+                "parameters": {"binary_data_size": len(raw)},
+            }
         ],
         "parameters": {"binary_data_output": True},
     }

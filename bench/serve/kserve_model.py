@@ -50,8 +50,11 @@ class OnnxModel(kserve.Model):
                 out.set_data_from_numpy(array, binary_data=binary)
                 outputs.append(out)
             return InferResponse(
-                response_id=payload.id or generate_uuid(), model_name=self.name, infer_outputs=outputs,
-                use_binary_outputs=binary, requested_outputs=payload.request_outputs,
+                response_id=payload.id or generate_uuid(),
+                model_name=self.name,
+                infer_outputs=outputs,
+                use_binary_outputs=binary,
+                requested_outputs=payload.request_outputs,
             )
         # V1: {"instances": [[...], ...]}
         instances = np.asarray(payload["instances"], dtype=np.float32)

@@ -48,7 +48,7 @@ def wrk(url: str, body: Body, connections: int, seconds: int, cpu: int | None, d
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=seconds + 30)
     for line in done.stdout.splitlines():
         if line.startswith("BENCH_RESULT "):
-            return json.loads(line[len("BENCH_RESULT "):])
+            return json.loads(line[len("BENCH_RESULT ") :])
     raise RuntimeError(f"wrk gave no result (exit {done.returncode}):\n{done.stdout}\n{done.stderr}")
 
 

@@ -28,8 +28,9 @@ class BenchModel:
         return self.path.parent
 
 
-def build_mlp(directory: Path, name: str = "mlp", features: int = 64, hidden: tuple[int, ...] = (128,),
-              classes: int = 10) -> BenchModel:
+def build_mlp(
+    directory: Path, name: str = "mlp", features: int = 64, hidden: tuple[int, ...] = (128,), classes: int = 10
+) -> BenchModel:
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
@@ -39,7 +40,9 @@ def build_mlp(directory: Path, name: str = "mlp", features: int = 64, hidden: tu
     current = "input"
     for layer, (fan_in, fan_out) in enumerate(zip(widths, widths[1:]), start=1):
         scale = 1 / np.sqrt(fan_in)
-        weights.append(numpy_helper.from_array((rng.standard_normal((fan_in, fan_out)) * scale).astype(np.float32), f"w{layer}"))
+        weights.append(
+            numpy_helper.from_array((rng.standard_normal((fan_in, fan_out)) * scale).astype(np.float32), f"w{layer}")
+        )
         weights.append(numpy_helper.from_array((rng.standard_normal(fan_out) * scale).astype(np.float32), f"b{layer}"))
         last = layer == len(widths) - 1
         out = "output" if last else f"h{layer}"

@@ -66,8 +66,16 @@ class Server:
         return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
-def start(label: str, model: str, argv: list[str], cpu: int | None, log_dir: Path, ready_path: str,
-          env: dict[str, str] | None = None, timeout: float = 90.0) -> Server:
+def start(
+    label: str,
+    model: str,
+    argv: list[str],
+    cpu: int | None,
+    log_dir: Path,
+    ready_path: str,
+    env: dict[str, str] | None = None,
+    timeout: float = 90.0,
+) -> Server:
     """Start ``argv`` (with ``{port}`` filled in) pinned to ``cpu`` and wait until ``ready_path`` answers 200."""
     port = free_port()
     command = [a.replace("{port}", str(port)) for a in argv]
@@ -76,8 +84,12 @@ def start(label: str, model: str, argv: list[str], cpu: int | None, log_dir: Pat
     log = log_dir / f"{label}-{model}.log"
     started = time.perf_counter()
     process = subprocess.Popen(
-        command, stdout=log.open("wb"), stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-        env={**os.environ, **(env or {})}, start_new_session=True,  # Ctrl-C reaches only the benchmark
+        command,
+        stdout=log.open("wb"),
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, **(env or {})},
+        start_new_session=True,  # Ctrl-C reaches only the benchmark
     )
     server = Server(label, model, port, process, log)
     deadline = started + timeout

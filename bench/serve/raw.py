@@ -56,15 +56,25 @@ def codec_step(sess: ort.InferenceSession, model: BenchModel, body: Body) -> Cal
         tensor = orjson.loads(data)["inputs"][0]
         x = np.asarray(tensor["data"], dtype=np.float32).reshape(tensor["shape"])
         results = sess.run(names, {tensor["name"]: x})
-        outputs = [{"name": n, "datatype": _DATATYPES[r.dtype], "shape": list(r.shape), "data": r.reshape(-1)} for n, r in zip(names, results)]
+        outputs = [
+            {"name": n, "datatype": _DATATYPES[r.dtype], "shape": list(r.shape), "data": r.reshape(-1)}
+            for n, r in zip(names, results)
+        ]
         return orjson.dumps({"model_name": model.name, "outputs": outputs}, option=_NUMPY)
 
     def binary_step() -> bytes:
         tensor = orjson.loads(data[:split])["inputs"][0]
         x = np.frombuffer(data, dtype=np.float32, offset=split).reshape(tensor["shape"])
         results = sess.run(names, {tensor["name"]: x})
-        outputs = [{"name": n, "datatype": _DATATYPES[r.dtype], "shape": list(r.shape), "parameters": {"binary_data_size": r.nbytes}}
-                   for n, r in zip(names, results)]
+        outputs = [
+            {
+                "name": n,
+                "datatype": _DATATYPES[r.dtype],
+                "shape": list(r.shape),
+                "parameters": {"binary_data_size": r.nbytes},
+            }
+            for n, r in zip(names, results)
+        ]
         return b"".join([orjson.dumps({"model_name": model.name, "outputs": outputs}), *(r.tobytes() for r in results)])
 
     return json_step if split is None else binary_step

@@ -28,8 +28,21 @@ def ensure_py_spy(bench_dir: Path) -> Path:
 
 def record(py_spy: Path, pid: int, seconds: int, out: Path, cpu: int | None) -> subprocess.Popen:
     """Start sampling ``pid`` for ``seconds`` (returns at once; wait on the process)."""
-    command = [str(py_spy), "record", "--pid", str(pid), "--duration", str(seconds), "--rate", "250",
-               "--format", "raw", "--output", str(out), "--nonblocking"]
+    command = [
+        str(py_spy),
+        "record",
+        "--pid",
+        str(pid),
+        "--duration",
+        str(seconds),
+        "--rate",
+        "250",
+        "--format",
+        "raw",
+        "--output",
+        str(out),
+        "--nonblocking",
+    ]
     if cpu is not None:
         command = ["taskset", "-c", str(cpu), *command]
     return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -44,7 +57,7 @@ def _frame(frame: str, root: Path) -> str:
     name = frame[: match.start()]
     short = path
     if path.startswith(str(root) + "/"):
-        short = path[len(str(root)) + 1:]
+        short = path[len(str(root)) + 1 :]
     elif "site-packages/" in path:
         short = path.split("site-packages/", 1)[1]
     elif "/lib/python" in path:

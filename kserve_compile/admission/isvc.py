@@ -57,13 +57,27 @@ QUANTITY_FORMAT = "quantities must match the regular expression '^([+-]?[0-9.]+)
 ONE_MI = 1 << 20
 
 # Go field order of PredictorSpec.GetImplementations (not the struct order).
-IMPLEMENTATION_ORDER = ("xgboost", "pytorch", "triton", "sklearn", "tensorflow", "onnx", "pmml", "lightgbm", "paddle", "huggingface", "model")
+IMPLEMENTATION_ORDER = (
+    "xgboost",
+    "pytorch",
+    "triton",
+    "sklearn",
+    "tensorflow",
+    "onnx",
+    "pmml",
+    "lightgbm",
+    "paddle",
+    "huggingface",
+    "model",
+)
 # Go field order of predictorFrameworkContainer / GetConfidentialSpecFromPredictor (model first for the former).
 FRAMEWORK_CONTAINER_ORDER = ("model",) + FRAMEWORKS
 CONFIDENTIAL_ORDER = FRAMEWORKS + ("model",)
 
 
-def validate_isvc(isvc: InferenceService, mode: str, config: KServeConfig, *, source: InferenceService | None = None) -> list[str]:
+def validate_isvc(
+    isvc: InferenceService, mode: str, config: KServeConfig, *, source: InferenceService | None = None
+) -> list[str]:
     """Raise the first admission error of the defaulted ``isvc``; return the webhook's warnings.
 
     ``mode`` is accepted for the caller's convenience only: like KServe, every mode-dependent rule reads the
@@ -106,7 +120,7 @@ class _Paths:
     model: str = "spec.predictor.model"
 
     @classmethod
-    def of(cls, source: InferenceService | None) -> "_Paths":
+    def of(cls, source: InferenceService | None) -> _Paths:
         if source is not None:
             for field in FRAMEWORKS:
                 if getattr(source.spec.predictor, field) is not None:
@@ -192,7 +206,7 @@ def _implementations(kind: str, path: str, component: ComponentExtension, paths:
                 out.append(_Impl("custom", kind, path, component))
         return out
     if kind == C.EXPLAINER and getattr(component, "art", None) is not None:
-        out.append(_Impl("art", kind, f"{path}.art", getattr(component, "art")))
+        out.append(_Impl("art", kind, f"{path}.art", component.art))
     if containers:
         out.append(_Impl("custom", kind, path, component))
     return out
@@ -213,7 +227,9 @@ def _check_metric_quantities(isvc: InferenceService) -> None:
                     try:
                         parse_quantity(value)
                     except ValueError:
-                        raise InputError(f"failed to parse quantity {_go_quote(value)}: {QUANTITY_FORMAT}", f"{where}.{field}") from None
+                        raise InputError(
+                            f"failed to parse quantity {_go_quote(value)}: {QUANTITY_FORMAT}", f"{where}.{field}"
+                        ) from None
 
 
 def _metric_targets(path: str, component: ComponentExtension) -> Iterator[tuple[str, MetricQuantityTarget]]:
@@ -221,7 +237,11 @@ def _metric_targets(path: str, component: ComponentExtension) -> Iterator[tuple[
         return
     for index, metric in enumerate(component.auto_scaling.metrics or []):
         base = f"{path}.autoScaling.metrics[{index}]"
-        for field, source in (("resource", metric.resource), ("external", metric.external), ("podmetric", metric.podmetric)):
+        for field, source in (
+            ("resource", metric.resource),
+            ("external", metric.external),
+            ("podmetric", metric.podmetric),
+        ):
             if source is not None:
                 yield f"{base}.{field}.target", source.target
 
@@ -234,7 +254,7 @@ def _check_name(isvc: InferenceService) -> None:
     if not ISVC_NAME.match(name):
         raise InputError(
             f'the InferenceService "{name}" is invalid: a InferenceService name must consist of lower case alphanumeric '
-            "characters or '-', and must start with alphabetical character. (e.g. \"my-name\" or \"abc-123\", regex used "
+            'characters or \'-\', and must start with alphabetical character. (e.g. "my-name" or "abc-123", regex used '
             f"for validation is '{ISVC_NAME_PATTERN}')",
             "metadata.name",
         )
@@ -243,7 +263,9 @@ def _check_name(isvc: InferenceService) -> None:
 def _check_autoscaler_class(isvc: InferenceService) -> None:
     value = isvc.metadata.annotations.get(C.ANN_AUTOSCALER_CLASS)
     if value is not None and value not in C.AUTOSCALER_CLASSES:
-        raise InputError(f"[{value}] is not a supported autoscaler class type", f"metadata.annotations[{C.ANN_AUTOSCALER_CLASS}]")
+        raise InputError(
+            f"[{value}] is not a supported autoscaler class type", f"metadata.annotations[{C.ANN_AUTOSCALER_CLASS}]"
+        )
 
 
 def _check_blocked_env(isvc: InferenceService, paths: _Paths) -> None:
@@ -257,7 +279,9 @@ def _check_blocked_env(isvc: InferenceService, paths: _Paths) -> None:
     ]
     field = next((f for f in FRAMEWORK_CONTAINER_ORDER if getattr(predictor, f) is not None), None)
     if field is not None:
-        groups.append((paths.model if field == "model" else f"spec.predictor.{field}", [getattr(predictor, field).k8s], True))
+        groups.append(
+            (paths.model if field == "model" else f"spec.predictor.{field}", [getattr(predictor, field).k8s], True)
+        )
     if predictor.worker_spec is not None:
         worker = predictor.worker_spec.k8s
         groups.append(("spec.predictor.workerSpec.containers", list(worker.get("containers") or []), False))
@@ -281,7 +305,9 @@ def _check_blocked_env(isvc: InferenceService, paths: _Paths) -> None:
             raise InputError(f'the InferenceService "{isvc.metadata.name}" is invalid: {message}', path)
 
 
-def blocked_env_problem(containers: Sequence[Mapping[str, Any]], base: str, *, single: bool = False) -> tuple[str, str] | None:
+def blocked_env_problem(
+    containers: Sequence[Mapping[str, Any]], base: str, *, single: bool = False
+) -> tuple[str, str] | None:
     """``ValidateBlockedEnvVars``: the first blocked variable as (message, path); ``single`` = ``base`` is the container."""
     for index, container in enumerate(containers):
         for env_index, env in enumerate(_env(container)):
@@ -329,14 +355,20 @@ def _check_multi_node(isvc: InferenceService, config: KServeConfig, paths: _Path
     gpu_path = f"metadata.annotations[{C.ANN_GPU_RESOURCE_TYPES}]"
     worker_containers = list(worker.k8s.get("containers") or [])
     if len(worker_containers) > 1:
-        raise InputError(f"the InferenceService {name} is invalid: setting multiple containers in workerSpec is not allowed", "spec.predictor.workerSpec.containers")
+        raise InputError(
+            f"the InferenceService {name} is invalid: setting multiple containers in workerSpec is not allowed",
+            "spec.predictor.workerSpec.containers",
+        )
     model = predictor.model
     if model is not None:
         container = model.k8s
         for env_name in (C.ENV_PIPELINE_PARALLEL_SIZE, C.ENV_TENSOR_PARALLEL_SIZE):
             index = _env_index(container, env_name)
             if index is not None:
-                raise InputError(f"the InferenceService {name} is invalid: setting {env_name} in environment variables is not allowed", f"{paths.model}.env[{index}]")
+                raise InputError(
+                    f"the InferenceService {name} is invalid: setting {env_name} in environment variables is not allowed",
+                    f"{paths.model}.env[{index}]",
+                )
         gpu_types = known_gpu_types(annotations, config.gpu_resource_types)
         if isinstance(gpu_types, str):
             raise InputError(gpu_types, gpu_path)
@@ -344,26 +376,39 @@ def _check_multi_node(isvc: InferenceService, config: KServeConfig, paths: _Path
         if unknown:
             raise InputError(_unknown_gpu_message(name), f"{paths.model}.resources.{unknown}")
         if model.storage_uri is None:
-            raise InputError(f"the InferenceService {name} is invalid: StorageURI must be set for multinode enabled", paths.model)
+            raise InputError(
+                f"the InferenceService {name} is invalid: StorageURI must be set for multinode enabled", paths.model
+            )
         protocol = model.storage_uri.split("://")[0]
         if protocol not in ("pvc", "oci"):
-            raise InputError(f"the InferenceService {name} is invalid: Multinode only supports 'pvc' and 'oci' Storage Protocol({protocol})", f"{paths.model}.storageUri")
+            raise InputError(
+                f"the InferenceService {name} is invalid: Multinode only supports 'pvc' and 'oci' Storage Protocol({protocol})",
+                f"{paths.model}.storageUri",
+            )
         autoscaler = annotations.get(C.ANN_AUTOSCALER_CLASS, "")
         if autoscaler != C.AUTOSCALER_NONE:
-            raise InputError(f"the InferenceService {name} is invalid: Multinode only supports 'none' autoscaler({autoscaler})", f"metadata.annotations[{C.ANN_AUTOSCALER_CLASS}]")
+            raise InputError(
+                f"the InferenceService {name} is invalid: Multinode only supports 'none' autoscaler({autoscaler})",
+                f"metadata.annotations[{C.ANN_AUTOSCALER_CLASS}]",
+            )
     for field, label, value in (
         ("pipelineParallelSize", "PipelineParallelSize", worker.pipeline_parallel_size),
         ("tensorParallelSize", "TensorParallelSize", worker.tensor_parallel_size),
     ):
         if value is not None and value < 1:
-            raise InputError(f"the InferenceService {name} is invalid: WorkerSpec.{label} cannot be less than 1({value})", f"spec.predictor.workerSpec.{field}")
+            raise InputError(
+                f"the InferenceService {name} is invalid: WorkerSpec.{label} cannot be less than 1({value})",
+                f"spec.predictor.workerSpec.{field}",
+            )
     for index, container in enumerate(worker_containers):
         gpu_types = known_gpu_types(annotations, config.gpu_resource_types)
         if isinstance(gpu_types, str):
             raise InputError(gpu_types, gpu_path)
         unknown = unknown_gpu_resource(container.get("resources"), gpu_types)
         if unknown:
-            raise InputError(_unknown_gpu_message(name), f"spec.predictor.workerSpec.containers[{index}].resources.{unknown}")
+            raise InputError(
+                _unknown_gpu_message(name), f"spec.predictor.workerSpec.containers[{index}].resources.{unknown}"
+            )
 
 
 def _unknown_gpu_message(quoted_name: str) -> str:
@@ -378,7 +423,10 @@ def _check_collocation_storage_uri(predictor: PredictorSpec) -> None:
         if container.get("name") == C.CONTAINER_TRANSFORMER:
             env_index = _env_index(container, C.ENV_STORAGE_URI)
             if env_index is not None:
-                raise InputError("storage uri should not be specified in transformer container", f"spec.predictor.containers[{index}].env[{env_index}]")
+                raise InputError(
+                    "storage uri should not be specified in transformer container",
+                    f"spec.predictor.containers[{index}].env[{env_index}]",
+                )
             return
 
 
@@ -393,7 +441,9 @@ def _check_standard_predictor_name(predictor: PredictorSpec, paths: _Paths) -> N
 
 def _check_storage_uris(isvc: InferenceService, paths: _Paths) -> None:
     """``validateMultipleStorageURIs``: transformer, explainer, then predictor."""
-    ordered = [c for c in _components(isvc) if c[0] != C.PREDICTOR] + [c for c in _components(isvc) if c[0] == C.PREDICTOR]
+    ordered = [c for c in _components(isvc) if c[0] != C.PREDICTOR] + [
+        c for c in _components(isvc) if c[0] == C.PREDICTOR
+    ]
     for kind, path, component in ordered:
         implementations = _implementations(kind, path, component, paths)
         storage_uri = implementations[0].storage_uri() if implementations else None
@@ -425,7 +475,8 @@ def storage_uris_problem(entries: Sequence[StorageUri], path: str) -> None:
         raise InputError("PVC storage paths must be unique", path)
     if common_parent(plain) == "/":
         raise InputError(
-            f"storage paths must have a common parent directory. Current paths: [{' '.join(plain)}] have no common parent beyond root", path
+            f"storage paths must have a common parent directory. Current paths: [{' '.join(plain)}] have no common parent beyond root",
+            path,
         )
 
 
@@ -459,9 +510,13 @@ def _check_confidential(predictor: PredictorSpec, paths: _Paths) -> list[str]:
         raise InputError("confidential model serving requires storageUri to be set", f"{where}.confidential")
     warnings = []
     if uri.startswith("oci://"):
-        warnings.append("confidential has no effect with OCI URIs; OCI image decryption is handled by the container runtime via runtimeClassName")
+        warnings.append(
+            "confidential has no effect with OCI URIs; OCI image decryption is handled by the container runtime via runtimeClassName"
+        )
     if uri.startswith("pvc://"):
-        warnings.append("confidential has no effect with PVC URIs; the storage-initializer is not injected for PVC volumes")
+        warnings.append(
+            "confidential has no effect with PVC URIs; the storage-initializer is not injected for PVC volumes"
+        )
     resource_id = confidential.get("resourceId")
     if isinstance(resource_id, str) and resource_id and not KBS_RESOURCE_ID.match(resource_id):
         # KServe reports the path relative to spec.predictor whichever implementation holds the spec
@@ -489,7 +544,9 @@ def _validate_implementation(impl: _Impl) -> None:
     if impl.kind == "onnx" and impl.spec.storage_uri is not None:
         suffix = _go_ext(impl.spec.storage_uri)
         if suffix not in (ONNX_EXT, ""):
-            raise InputError(f"expected storageUri file extension: '{ONNX_EXT}' but got '{suffix}'", f"{impl.path}.storageUri")
+            raise InputError(
+                f"expected storageUri file extension: '{ONNX_EXT}' but got '{suffix}'", f"{impl.path}.storageUri"
+            )
     if impl.kind in ("tensorflow", "pytorch", "onnx", "pmml", "huggingface"):
         _validate_storage_spec(impl.spec.storage, impl.spec.storage_uri, impl.path)
 
@@ -513,7 +570,10 @@ def _validate_custom_protocol(impl: _Impl) -> None:
             if value in (C.PROTOCOL_V1, C.PROTOCOL_V2):
                 return
             # KServe passes the format arguments the other way round; its message reads exactly like this.
-            raise InputError(f"invalid protocol {C.PROTOCOL_V1}, {C.PROTOCOL_V2}. Must be one of [{value}]", f"{impl.path}.containers[0].env[{index}].value")
+            raise InputError(
+                f"invalid protocol {C.PROTOCOL_V1}, {C.PROTOCOL_V2}. Must be one of [{value}]",
+                f"{impl.path}.containers[0].env[{index}].value",
+            )
 
 
 # ``validateGPU`` messages of TFServingSpec and TorchServeSpec (KServe's PyTorch texts end with ". ").
@@ -559,7 +619,8 @@ def _validate_storage_spec(storage: StorageSpec | None, storage_uri: str | None,
     kind = (storage.parameters or {}).get("type")
     if kind is not None and not f"{kind}://".startswith(STORAGE_SPEC_PREFIXES):
         raise InputError(
-            f"storage.spec.type, must be one of: [{supported}]. storage.spec.type [{kind}] is not supported", f"{path}.storage.parameters[type]"
+            f"storage.spec.type, must be one of: [{supported}]. storage.spec.type [{kind}] is not supported",
+            f"{path}.storage.parameters[type]",
         )
 
 
@@ -620,7 +681,10 @@ def _validate_hpa(path: str, ext: ComponentExtension) -> None:
         for index, spec in enumerate(ext.auto_scaling.metrics or []):
             where = f"{path}.autoScaling.metrics[{index}]"
             if spec.type != "Resource":
-                raise InputError(f"invalid HPA metric source type with value [{spec.type}],valid metric source types are Resource", f"{where}.type")
+                raise InputError(
+                    f"invalid HPA metric source type with value [{spec.type}],valid metric source types are Resource",
+                    f"{where}.type",
+                )
             if spec.resource is None:
                 raise InputError("metricSpec.Resource is not set for resource metric source type", where)
 
@@ -643,10 +707,14 @@ def _validate_keda(path: str, ext: ComponentExtension) -> None:
                     raise InputError("the cpu target value type should be Utilization", f"{target_path}.type")
             elif resource.name == "memory":
                 if target.type not in ("AverageValue", "Utilization"):
-                    raise InputError("the memory target value type should be AverageValue or Utilization", f"{target_path}.type")
+                    raise InputError(
+                        "the memory target value type should be AverageValue or Utilization", f"{target_path}.type"
+                    )
                 # an absent averageValue reads as the zero quantity
                 if target.type == "AverageValue" and _quantity(target.average_value) < ONE_MI:
-                    raise InputError("the memory target value should be greater than 1 MiB", f"{target_path}.averageValue")
+                    raise InputError(
+                        "the memory target value should be greater than 1 MiB", f"{target_path}.averageValue"
+                    )
             else:
                 raise InputError(f"resource type {resource.name} is not supported", f"{where}.resource.name")
             _validate_scale_target(target, target_path)
@@ -663,7 +731,10 @@ def _validate_keda(path: str, ext: ComponentExtension) -> None:
                 raise InputError("the target threshold value should not be empty", f"{where}.{field}.target.value")
             _validate_scale_target(source.target, f"{where}.{field}.target")
         else:
-            raise InputError(f"unknown KEDA metric type with value [{spec.type}].Valid types are Resource,External,PodMetric", f"{where}.type")
+            raise InputError(
+                f"unknown KEDA metric type with value [{spec.type}].Valid types are Resource,External,PodMetric",
+                f"{where}.type",
+            )
 
 
 def _quantity(value: str | int | None) -> float:
@@ -678,7 +749,9 @@ def _validate_scale_target(target: MetricQuantityTarget, path: str) -> None:
         if target.average_utilization is None:
             raise InputError("the AverageUtilization type should be set", f"{path}.averageUtilization")
         if not 1 <= target.average_utilization <= 100:
-            raise InputError("the target utilization percentage should be a [1-100] integer", f"{path}.averageUtilization")
+            raise InputError(
+                "the target utilization percentage should be a [1-100] integer", f"{path}.averageUtilization"
+            )
     elif target.type == "AverageValue" and target.average_value is None:
         raise InputError("the AverageValue type should be set", f"{path}.averageValue")
     elif target.type == "Value" and target.value is None:
@@ -687,7 +760,9 @@ def _validate_scale_target(target: MetricQuantityTarget, path: str) -> None:
 
 def _validate_kpa(path: str, ext: ComponentExtension) -> None:
     if ext.deployment_strategy is not None:
-        raise InputError("customizing deploymentStrategy is only supported for raw deployment mode", f"{path}.deploymentStrategy")
+        raise InputError(
+            "customizing deploymentStrategy is only supported for raw deployment mode", f"{path}.deploymentStrategy"
+        )
     metric = ext.scale_metric if ext.scale_metric is not None else "concurrency"
     if metric not in KPA_METRICS:
         raise InputError(f"[{metric}] is not a supported metric", f"{path}.scaleMetric")
@@ -708,7 +783,10 @@ def _check_canaries(isvc: InferenceService) -> None:
     stable = isvc.spec.predictor
     stable_impls = _implementations(C.PREDICTOR, "spec.predictor", stable, _Paths())
     if (not stable_impls or stable_impls[0].storage_uri() is None) and stable.model is None:
-        raise InputError("canary requires a stable predictor with a model (multi-model serving is not supported with canary)", "spec.predictor")
+        raise InputError(
+            "canary requires a stable predictor with a model (multi-model serving is not supported with canary)",
+            "spec.predictor",
+        )
     names: set[str] = set()
     total = 0
     for index, canary in enumerate(canaries):
@@ -722,9 +800,14 @@ def _check_canaries(isvc: InferenceService) -> None:
             raise InputError(f"canary predictor.name {quoted} is duplicated", f"{path}.predictor.name")
         names.add(name)
         if name == (stable.name or ""):
-            raise InputError(f"canary predictor.name {quoted} conflicts with stable predictor name", f"{path}.predictor.name")
+            raise InputError(
+                f"canary predictor.name {quoted} conflicts with stable predictor name", f"{path}.predictor.name"
+            )
         if not 0 <= canary.traffic_percent <= 100:
-            raise InputError(f"canary {quoted} trafficPercent must be between 0 and 100, got {canary.traffic_percent}", f"{path}.trafficPercent")
+            raise InputError(
+                f"canary {quoted} trafficPercent must be between 0 and 100, got {canary.traffic_percent}",
+                f"{path}.trafficPercent",
+            )
         total += canary.traffic_percent
         implementations = _implementations(C.PREDICTOR, f"{path}.predictor", predictor, _Paths())
         if len(implementations) != 1:
@@ -735,7 +818,10 @@ def _check_canaries(isvc: InferenceService) -> None:
         except InputError as exc:
             raise InputError(f"canary {quoted} predictor: {exc.message}", exc.path) from None
         if predictor.worker_spec is not None:
-            raise InputError(f"canary {quoted} must not set workerSpec (multi-node is not yet supported for canary)", f"{path}.predictor.workerSpec")
+            raise InputError(
+                f"canary {quoted} must not set workerSpec (multi-node is not yet supported for canary)",
+                f"{path}.predictor.workerSpec",
+            )
         for field, value in (
             ("maxReplicas", predictor.max_replicas > 0 or None),
             ("scaleTarget", predictor.scale_target),
@@ -743,7 +829,9 @@ def _check_canaries(isvc: InferenceService) -> None:
             ("autoScaling", predictor.auto_scaling),
         ):
             if value is not None:
-                raise InputError(f"canary {quoted} must not set {field} (canary uses fixed replicas)", f"{path}.predictor.{field}")
+                raise InputError(
+                    f"canary {quoted} must not set {field} (canary uses fixed replicas)", f"{path}.predictor.{field}"
+                )
         if predictor.min_replicas is not None:
             stable_min = stable.min_replicas if stable.min_replicas is not None else C.DEFAULT_MIN_REPLICAS
             if predictor.min_replicas > stable_min:

@@ -45,7 +45,9 @@ def _key(runtime: ServingRuntime) -> tuple[str, str, str]:
     return runtime.kind, "" if runtime.is_cluster else runtime.metadata.namespace, runtime.metadata.name
 
 
-def admit(runtime: ServingRuntime, cluster: Sequence[ServingRuntime], gpu_resource_types: Sequence[str]) -> InputError | None:
+def admit(
+    runtime: ServingRuntime, cluster: Sequence[ServingRuntime], gpu_resource_types: Sequence[str]
+) -> InputError | None:
     """The webhook's ``Handle`` for one runtime against the runtimes in ``cluster``."""
     spec = runtime.spec
     if spec.disabled:  # a disabled runtime is admitted without any check
@@ -67,7 +69,9 @@ def admit(runtime: ServingRuntime, cluster: Sequence[ServingRuntime], gpu_resour
             message, path = problem
             if runtime.is_cluster:
                 return InputError(f"{message} in the clusterservingruntimes {peer.metadata.name} and {name}", path)
-            return InputError(f"{message} in the servingruntimes {peer.metadata.name} and {name} in namespace {namespace}", path)
+            return InputError(
+                f"{message} in the servingruntimes {peer.metadata.name} and {name} in namespace {namespace}", path
+            )
         if peer.metadata.name == name:
             previous = peer.spec
     problem = _multi_node_problem(spec, previous, gpu_resource_types)
@@ -96,7 +100,10 @@ def _priorities_differ(spec: ServingRuntimeSpec) -> tuple[str, str] | None:
             continue
         earlier = first_priority[fmt.name]
         if earlier is not None and fmt.priority is not None and earlier != fmt.priority:
-            return f"different priorities assigned for the model format {fmt.name}", f"spec.supportedModelFormats[{index}].priority"
+            return (
+                f"different priorities assigned for the model format {fmt.name}",
+                f"spec.supportedModelFormats[{index}].priority",
+            )
     return None
 
 
@@ -105,7 +112,9 @@ def _same_format(a: SupportedModelFormat, b: SupportedModelFormat) -> bool:
     return a.name.casefold() == b.name.casefold() and a.version == b.version
 
 
-def _priority_clash(new: ServingRuntimeSpec, old: ServingRuntimeSpec, new_name: str, old_name: str) -> tuple[str, str] | None:
+def _priority_clash(
+    new: ServingRuntimeSpec, old: ServingRuntimeSpec, new_name: str, old_name: str
+) -> tuple[str, str] | None:
     """``validateServingRuntimePriority``: an auto-selectable format+version with the same priority in two runtimes
     that share a protocol (skipped across single/multi-model runtimes, for a disabled peer, and for itself)."""
     if bool(new.multi_model) != bool(old.multi_model) or old.disabled or new_name == old_name:
@@ -117,11 +126,16 @@ def _priority_clash(new: ServingRuntimeSpec, old: ServingRuntimeSpec, new_name: 
             if not (_auto_select(old_fmt) and _auto_select(new_fmt) and _same_format(old_fmt, new_fmt)):
                 continue
             if old_fmt.priority is not None and new_fmt.priority is not None and old_fmt.priority == new_fmt.priority:
-                return f"same priority assigned for the model format {new_fmt.name}", f"spec.supportedModelFormats[{index}].priority"
+                return (
+                    f"same priority assigned for the model format {new_fmt.name}",
+                    f"spec.supportedModelFormats[{index}].priority",
+                )
     return None
 
 
-def _multi_node_problem(spec: ServingRuntimeSpec, previous: ServingRuntimeSpec | None, gpu_resource_types: Sequence[str]) -> tuple[str, str] | None:
+def _multi_node_problem(
+    spec: ServingRuntimeSpec, previous: ServingRuntimeSpec | None, gpu_resource_types: Sequence[str]
+) -> tuple[str, str] | None:
     """``validateMultiNodeSpec``."""
     worker = spec.worker_spec
     if previous is not None and previous.worker_spec is not None and worker is None:
@@ -138,13 +152,19 @@ def _multi_node_problem(spec: ServingRuntimeSpec, previous: ServingRuntimeSpec |
             continue
         found = _first_env(container, (C.ENV_PIPELINE_PARALLEL_SIZE, C.ENV_TENSOR_PARALLEL_SIZE))
         if found is not None:
-            return f"setting {found[0]} in environment variables is not allowed", f"spec.containers[{index}].env[{found[1]}]"
+            return (
+                f"setting {found[0]} in environment variables is not allowed",
+                f"spec.containers[{index}].env[{found[1]}]",
+            )
         gpu_types = known_gpu_types(annotations, gpu_resource_types)
         if isinstance(gpu_types, str):
             return gpu_types, annotation_path
         unknown = unknown_gpu_resource(container.get("resources"), gpu_types)
         if unknown:
-            return f"unknown GPU resource type in a container({C.CONTAINER_KSERVE})", f"spec.containers[{index}].resources.{unknown}"
+            return (
+                f"unknown GPU resource type in a container({C.CONTAINER_KSERVE})",
+                f"spec.containers[{index}].resources.{unknown}",
+            )
     if not worker_containers:
         # KServe indexes the first worker container here (and fails on an empty list); its type check's words:
         return "spec.workerSpec.containers: Required value", "spec.workerSpec.containers"
@@ -155,7 +175,10 @@ def _multi_node_problem(spec: ServingRuntimeSpec, previous: ServingRuntimeSpec |
             return gpu_types, annotation_path
         unknown = unknown_gpu_resource(container.get("resources"), gpu_types)
         if unknown:
-            return f"unknown GPU resource type in a container({C.CONTAINER_WORKER})", f"spec.workerSpec.containers[0].resources.{unknown}"
+            return (
+                f"unknown GPU resource type in a container({C.CONTAINER_WORKER})",
+                f"spec.workerSpec.containers[0].resources.{unknown}",
+            )
     for field, label, value in (
         ("pipelineParallelSize", "PipelineParallelSize", worker.pipeline_parallel_size),
         ("tensorParallelSize", "TensorParallelSize", worker.tensor_parallel_size),

@@ -12,14 +12,22 @@ durations (``90s``, ``5m``, ``1h``; ``kserve_compile.durations``).
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from functools import cache
-from typing import Any, Callable, List, Optional
+from typing import Any
 
 import typer
 
 from kserve_compile import constants as C
-from kserve_compile.cli.exits import EXIT_DIFF_FAILED, EXIT_INVALID, EXIT_OK, EXIT_USAGE, EXIT_WAIT, guarded, register_exit
-
+from kserve_compile.cli.exits import (
+    EXIT_DIFF_FAILED,
+    EXIT_INVALID,
+    EXIT_OK,
+    EXIT_USAGE,
+    EXIT_WAIT,
+    guarded,
+    register_exit,
+)
 
 
 def _err(message: str) -> None:
@@ -65,7 +73,7 @@ def _seconds(flag: str, value: str) -> float:
         raise DurationError(f"{flag}: {err}") from None
 
 
-def _objects(files: List[str], rendered: bool, config: Optional[str]) -> list[dict[str, Any]]:
+def _objects(files: list[str], rendered: bool, config: str | None) -> list[dict[str, Any]]:
     if rendered:
         from kserve_compile.apply.diffing import load_manifests
 
@@ -75,7 +83,7 @@ def _objects(files: List[str], rendered: bool, config: Optional[str]) -> list[di
     return render_files(files, config_file=config)
 
 
-def _kube(server: Optional[str], kubeconfig: Optional[str], context: Optional[str], in_cluster: bool = False) -> Any:
+def _kube(server: str | None, kubeconfig: str | None, context: str | None, in_cluster: bool = False) -> Any:
     from kserve_compile.apply import kube
 
     if server:
@@ -106,16 +114,16 @@ def _applyset_name(value: str) -> str:
 
 
 def diff_command(
-    files: List[str] = _FILES,
+    files: list[str] = _FILES,
     cluster: bool = typer.Option(False, "--cluster", help="Compare with the live cluster (server-side dry run)."),
     rendered: bool = _RENDERED,
-    config: Optional[str] = _CONFIG,
+    config: str | None = _CONFIG,
     namespace: str = _NS,
     applyset: str = _APPLYSET,
     field_manager: str = _MANAGER,
-    kubeconfig: Optional[str] = _KUBECONFIG,
-    context: Optional[str] = _CONTEXT,
-    server: Optional[str] = _SERVER,
+    kubeconfig: str | None = _KUBECONFIG,
+    context: str | None = _CONTEXT,
+    server: str | None = _SERVER,
     output: str = typer.Option("text", "-o", "--output", help="text (unified diffs) or json (offline only)."),
 ) -> None:
     """Show what would change: two renders offline (A B), or FILES against the cluster (--cluster).
@@ -131,7 +139,6 @@ def diff_command(
 
             return offline_diff(files, config, None if namespace == "default" else namespace, output)
         from kserve_compile.apply.engine import ApplyOptions, diff_cluster
-
         from kserve_compile.apply.kube import ApiError
 
         objects = _objects(files, rendered, config)
@@ -154,24 +161,28 @@ def diff_command(
 
 
 def apply_command(
-    files: List[str] = _FILES,
+    files: list[str] = _FILES,
     rendered: bool = _RENDERED,
-    config: Optional[str] = _CONFIG,
+    config: str | None = _CONFIG,
     namespace: str = _NS,
     applyset: str = _APPLYSET,
     field_manager: str = _MANAGER,
-    force_conflicts: bool = typer.Option(True, "--force-conflicts/--no-force-conflicts",
-                                         help="Take ownership of fields other managers own."),
+    force_conflicts: bool = typer.Option(
+        True, "--force-conflicts/--no-force-conflicts", help="Take ownership of fields other managers own."
+    ),
     prune: bool = typer.Option(False, "--prune", help="Delete members of the ApplySet the render no longer has."),
     allow_mass_prune: bool = typer.Option(False, "--allow-mass-prune", help="Lift the mass-deletion guard."),
-    recreate_on_immutable: bool = typer.Option(False, "--recreate-on-immutable",
-                                               help="Delete and recreate objects whose immutable fields changed."),
+    recreate_on_immutable: bool = typer.Option(
+        False, "--recreate-on-immutable", help="Delete and recreate objects whose immutable fields changed."
+    ),
     dry_run: str = typer.Option("none", "--dry-run", help="none | server"),
     wait: bool = typer.Option(False, "--wait", help="Wait until every object is ready (kstatus)."),
-    timeout: str = typer.Option("5m", "--timeout", help="How long --wait waits (90s, 5m, 1h; a bare number is seconds)."),
-    kubeconfig: Optional[str] = _KUBECONFIG,
-    context: Optional[str] = _CONTEXT,
-    server: Optional[str] = _SERVER,
+    timeout: str = typer.Option(
+        "5m", "--timeout", help="How long --wait waits (90s, 5m, 1h; a bare number is seconds)."
+    ),
+    kubeconfig: str | None = _KUBECONFIG,
+    context: str | None = _CONTEXT,
+    server: str | None = _SERVER,
 ) -> None:
     """Server-side apply the rendered objects in stages; optionally prune and wait for readiness."""
 
@@ -184,10 +195,17 @@ def apply_command(
         wait_seconds = _seconds("--timeout", timeout)
         objects = _objects(files, rendered, config)
         kube = _kube(server, kubeconfig, context)
-        opts = ApplyOptions(field_manager=field_manager, force=force_conflicts, dry_run=dry_run == "server",
-                            prune=prune, allow_mass_prune=allow_mass_prune,
-                            recreate_on_immutable=recreate_on_immutable, applyset=_applyset_name(applyset),
-                            namespace=namespace, progress=lambda m: _err(m))
+        opts = ApplyOptions(
+            field_manager=field_manager,
+            force=force_conflicts,
+            dry_run=dry_run == "server",
+            prune=prune,
+            allow_mass_prune=allow_mass_prune,
+            recreate_on_immutable=recreate_on_immutable,
+            applyset=_applyset_name(applyset),
+            namespace=namespace,
+            progress=lambda m: _err(m),
+        )
         report = Applier(kube, opts).run(objects)
         for change in report.changes:
             if change.action not in ("created", "configured", "pruned"):  # those were printed as progress
@@ -202,8 +220,9 @@ def apply_command(
         if wait and not opts.dry_run:
             result = wait_for(kube, report.applied, wait_seconds, progress=lambda m: _err(m))
             if not result.ok:
-                bad = [f"{k}: {s.state} {s.message}".rstrip() for k, s in result.statuses.items()
-                       if s.state != "Current"]
+                bad = [
+                    f"{k}: {s.state} {s.message}".rstrip() for k, s in result.statuses.items() if s.state != "Current"
+                ]
                 _err(("timed out waiting for: " if result.timed_out else "failed: ") + "; ".join(bad))
                 return EXIT_WAIT
         return EXIT_OK
@@ -212,35 +231,44 @@ def apply_command(
 
 
 def daemon_command(
-    namespace: Optional[str] = typer.Option(None, "--namespace", "-n", help="Watch one namespace (as --namespaces NS)."),
-    namespaces: Optional[str] = typer.Option(None, "--namespaces",
-                                             help="Comma-separated namespaces to watch (default: all namespaces)."),
-    selector: str = typer.Option("", "--selector", "-l",
-                                 help="Label selector: reconcile only InferenceServices/InferenceGraphs it matches."),
-    config_namespace: str = typer.Option(C.KSERVE_NAMESPACE, "--config-namespace",
-                                         help="Namespace of the inferenceservice-config ConfigMap."),
+    namespace: str | None = typer.Option(None, "--namespace", "-n", help="Watch one namespace (as --namespaces NS)."),
+    namespaces: str | None = typer.Option(
+        None, "--namespaces", help="Comma-separated namespaces to watch (default: all namespaces)."
+    ),
+    selector: str = typer.Option(
+        "", "--selector", "-l", help="Label selector: reconcile only InferenceServices/InferenceGraphs it matches."
+    ),
+    config_namespace: str = typer.Option(
+        C.KSERVE_NAMESPACE, "--config-namespace", help="Namespace of the inferenceservice-config ConfigMap."
+    ),
     leader_elect: bool = typer.Option(True, "--leader-elect/--no-leader-elect", help="Lease leader election."),
-    lease_namespace: Optional[str] = typer.Option(None, "--lease-namespace",
-                                                  help="Namespace of the Lease (default: the pod's namespace)."),
-    lease_name: str = typer.Option("", "--lease-name",
-                                   help="Lease name (default: one per shard, from --namespaces and --selector)."),
+    lease_namespace: str | None = typer.Option(
+        None, "--lease-namespace", help="Namespace of the Lease (default: the pod's namespace)."
+    ),
+    lease_name: str = typer.Option(
+        "", "--lease-name", help="Lease name (default: one per shard, from --namespaces and --selector)."
+    ),
     lease_duration: str = typer.Option("15s", "--leader-elect-lease-duration", help="Lease duration."),
     renew_deadline: str = typer.Option("10s", "--leader-elect-renew-deadline", help="Renew period bound."),
     retry_period: str = typer.Option("2s", "--leader-elect-retry-period", help="How often followers retry."),
     resync: str = typer.Option("10m", "--resync", help="Full resync period (drift repair), e.g. 90s, 10m, 1h."),
     watch_timeout: str = typer.Option("5m", "--watch-timeout", help="Server-side timeout of each watch request."),
-    not_ready_after: str = typer.Option("1m", "--informer-not-ready-after",
-                                        help="An informer failing this long fails /readyz."),
-    dead_after: str = typer.Option("5m", "--informer-dead-after",
-                                   help="An informer failing this long fails /healthz (the pod is restarted)."),
+    not_ready_after: str = typer.Option(
+        "1m", "--informer-not-ready-after", help="An informer failing this long fails /readyz."
+    ),
+    dead_after: str = typer.Option(
+        "5m", "--informer-dead-after", help="An informer failing this long fails /healthz (the pod is restarted)."
+    ),
     retry_base: str = typer.Option("500ms", "--retry-base-delay", help="First retry delay of a failed object."),
     retry_max: str = typer.Option("5m", "--retry-max-delay", help="Longest retry delay of a failed object."),
     workers: int = typer.Option(4, "--workers", min=1, help="Concurrent reconciles (never two on one object)."),
-    health_addr: str = typer.Option(f":{C.DAEMON_HEALTH_PORT}", "--health-addr", help="Address for /healthz and /readyz."),
+    health_addr: str = typer.Option(
+        f":{C.DAEMON_HEALTH_PORT}", "--health-addr", help="Address for /healthz and /readyz."
+    ),
     metrics_addr: str = typer.Option(f":{C.DAEMON_METRICS_PORT}", "--metrics-addr", help="Address for /metrics."),
-    kubeconfig: Optional[str] = _KUBECONFIG,
-    context: Optional[str] = _CONTEXT,
-    server: Optional[str] = _SERVER,
+    kubeconfig: str | None = _KUBECONFIG,
+    context: str | None = _CONTEXT,
+    server: str | None = _SERVER,
 ) -> None:
     """Run in the cluster: watch InferenceServices and their inputs, re-render, apply, and write status."""
 
@@ -250,24 +278,40 @@ def daemon_command(
 
         from kserve_compile.apply import daemon
 
-        logging.basicConfig(level=logging.INFO, stream=sys.stderr,
-                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-        scoped = tuple(sorted({n.strip() for n in (namespaces or "").split(",") if n.strip()} |
-                              ({namespace} if namespace else set())))
-        timing = {name: _seconds(flag, value) for name, flag, value in (
-            ("lease_seconds", "--leader-elect-lease-duration", lease_duration),
-            ("renew_seconds", "--leader-elect-renew-deadline", renew_deadline),
-            ("retry_seconds", "--leader-elect-retry-period", retry_period),
-            ("resync_seconds", "--resync", resync), ("not_ready_after", "--informer-not-ready-after", not_ready_after),
-            ("dead_after", "--informer-dead-after", dead_after), ("retry_base", "--retry-base-delay", retry_base),
-            ("retry_max", "--retry-max-delay", retry_max))}
+        logging.basicConfig(
+            level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+        )
+        scoped = tuple(
+            sorted(
+                {n.strip() for n in (namespaces or "").split(",") if n.strip()} | ({namespace} if namespace else set())
+            )
+        )
+        timing = {
+            name: _seconds(flag, value)
+            for name, flag, value in (
+                ("lease_seconds", "--leader-elect-lease-duration", lease_duration),
+                ("renew_seconds", "--leader-elect-renew-deadline", renew_deadline),
+                ("retry_seconds", "--leader-elect-retry-period", retry_period),
+                ("resync_seconds", "--resync", resync),
+                ("not_ready_after", "--informer-not-ready-after", not_ready_after),
+                ("dead_after", "--informer-dead-after", dead_after),
+                ("retry_base", "--retry-base-delay", retry_base),
+                ("retry_max", "--retry-max-delay", retry_max),
+            )
+        }
         in_cluster = not (server or kubeconfig or context) and bool(os.environ.get("KUBERNETES_SERVICE_HOST"))
         client = _kube(server, kubeconfig, context, in_cluster=in_cluster)
-        cfg = daemon.DaemonConfig(namespaces=scoped, selector=selector, config_namespace=config_namespace,
-                                  leader_elect=leader_elect, lease_namespace=lease_namespace or _pod_namespace(),
-                                  lease_name=lease_name, workers=workers, watch_timeout=max(1, int(_seconds("--watch-timeout",
-                                                                                           watch_timeout))),
-                                  **timing)
+        cfg = daemon.DaemonConfig(
+            namespaces=scoped,
+            selector=selector,
+            config_namespace=config_namespace,
+            leader_elect=leader_elect,
+            lease_namespace=lease_namespace or _pod_namespace(),
+            lease_name=lease_name,
+            workers=workers,
+            watch_timeout=max(1, int(_seconds("--watch-timeout", watch_timeout))),
+            **timing,
+        )
         return daemon.Daemon(client, cfg).serve(health_addr, metrics_addr)
 
     _guard(body)

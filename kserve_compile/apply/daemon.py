@@ -56,10 +56,25 @@ from kserve_compile.apply.workqueue import RateLimitedQueue
 __all__ = ["PERMISSIONS", "Daemon", "DaemonConfig", "Metrics", "shard_lease_name"]
 
 log = logging.getLogger("kserve_compile.daemon")
-INPUT_KINDS = frozenset({C.KIND_ISVC, C.KIND_SR, C.KIND_CSR, C.KIND_IG, C.KIND_CSC, "ServiceAccount", "Secret",
-                         C.KIND_LLMISVC, C.KIND_LLMISVC_CONFIG})
+INPUT_KINDS = frozenset(
+    {
+        C.KIND_ISVC,
+        C.KIND_SR,
+        C.KIND_CSR,
+        C.KIND_IG,
+        C.KIND_CSC,
+        "ServiceAccount",
+        "Secret",
+        C.KIND_LLMISVC,
+        C.KIND_LLMISVC_CONFIG,
+    }
+)
 # The kinds the daemon reconciles: queue key kind → (object kind, ApplySet parent infix)
-RECONCILED = {"isvc": (C.KIND_ISVC, ""), "ig": (C.KIND_IG, ".inferencegraph"), "llm": (C.KIND_LLMISVC, ".llminferenceservice")}
+RECONCILED = {
+    "isvc": (C.KIND_ISVC, ""),
+    "ig": (C.KIND_IG, ".inferencegraph"),
+    "llm": (C.KIND_LLMISVC, ".llminferenceservice"),
+}
 KEY_OF_KIND = {kind: key for key, (kind, _) in RECONCILED.items()}
 Item = tuple[str, str, str]  # ("isvc" | "ig", namespace, name)
 
@@ -157,8 +172,14 @@ class ReconcileFailed(Exception):
 
 # --- the daemon -------------------------------------------------------------------------------
 class Daemon:
-    def __init__(self, kube: Kube, cfg: DaemonConfig, render: Render | None = None,
-                 status_urls: StatusUrls | None = None, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        kube: Kube,
+        cfg: DaemonConfig,
+        render: Render | None = None,
+        status_urls: StatusUrls | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self.kube, self.cfg = kube, cfg
         self.render = render or _default_render
         self.status_urls = status_urls or _default_urls
@@ -167,8 +188,11 @@ class Daemon:
         self.queue: RateLimitedQueue[Item] = RateLimitedQueue(cfg.retry_base, cfg.retry_max)
         self.stop = threading.Event()
         self.heartbeat = time.monotonic()
-        self.elector = LeaderElector(kube, cfg.lease_namespace, cfg.lease_name, cfg.identity, cfg.lease_seconds,
-                                     clock) if cfg.leader_elect else None
+        self.elector = (
+            LeaderElector(kube, cfg.lease_namespace, cfg.lease_name, cfg.identity, cfg.lease_seconds, clock)
+            if cfg.leader_elect
+            else None
+        )
         self.events = EventRecorder(kube, on_error=lambda status: self.metrics.inc("event_errors_total"))
         self.record = AppliedRecord()
         self.live = LiveCache()
@@ -180,8 +204,9 @@ class Daemon:
         self.graphs = self._group("serving.kserve.io/v1alpha1", C.KIND_IG, scoped, self._on_graph, cfg.selector)
         self.runtimes = self._group("serving.kserve.io/v1alpha1", C.KIND_SR, scoped, self._on_runtime)
         self.cluster_runtimes = self._informer("serving.kserve.io/v1alpha1", C.KIND_CSR, "", self._on_global)
-        self.configmaps = self._informer("v1", "ConfigMap", cfg.config_namespace, self._on_global,
-                                         field_selector=f"metadata.name={C.CONFIGMAP_NAME}")
+        self.configmaps = self._informer(
+            "v1", "ConfigMap", cfg.config_namespace, self._on_global, field_selector=f"metadata.name={C.CONFIGMAP_NAME}"
+        )
         self.accounts = NamedInformers(lambda ns, n: self._named("ServiceAccount", ns, n), self.stop)
         self.secrets = NamedInformers(lambda ns, n: self._named("Secret", ns, n), self.stop)
         self.storage_containers = self._optional("serving.kserve.io/v1alpha1", C.KIND_CSC)
@@ -189,25 +214,55 @@ class Daemon:
         self.llms = self._optional_group(C.V1ALPHA2, C.KIND_LLMISVC, scoped, self._on_llm, cfg.selector)
         self.llm_configs = self._optional_group(C.V1ALPHA2, C.KIND_LLMISVC_CONFIG, scoped, self._on_llm_config)
         if cfg.namespaces and C.KSERVE_NAMESPACE not in cfg.namespaces:  # KServe's shared presets live there
-            self.llm_configs.parts += self._optional_group(C.V1ALPHA2, C.KIND_LLMISVC_CONFIG, (C.KSERVE_NAMESPACE,),
-                                                           self._on_llm_config).parts
-        self.fixed: list[Informer] = [*self.isvcs.parts, *self.graphs.parts, *self.runtimes.parts,
-                                      self.cluster_runtimes, self.configmaps, *self.storage_containers,
-                                      *self.llms.parts, *self.llm_configs.parts]
+            self.llm_configs.parts += self._optional_group(
+                C.V1ALPHA2, C.KIND_LLMISVC_CONFIG, (C.KSERVE_NAMESPACE,), self._on_llm_config
+            ).parts
+        self.fixed: list[Informer] = [
+            *self.isvcs.parts,
+            *self.graphs.parts,
+            *self.runtimes.parts,
+            self.cluster_runtimes,
+            self.configmaps,
+            *self.storage_containers,
+            *self.llms.parts,
+            *self.llm_configs.parts,
+        ]
         self.fixed += self._child_informers(scoped)
 
     # --- informers --------------------------------------------------------------------------------
-    def _informer(self, api_version: str, kind: str, namespace: str, handler: Callable[[str, Obj], None],
-                  field_selector: str = "", label_selector: str = "") -> Informer:
-        return Informer(self.kube, self.kube.resource(api_version, kind), namespace, handler, self.metrics,
-                        field_selector=field_selector, label_selector=label_selector,
-                        watch_timeout=self.cfg.watch_timeout, read_timeout=self.cfg.watch_read_timeout,
-                        backoff_max=self.cfg.backoff_max)
+    def _informer(
+        self,
+        api_version: str,
+        kind: str,
+        namespace: str,
+        handler: Callable[[str, Obj], None],
+        field_selector: str = "",
+        label_selector: str = "",
+    ) -> Informer:
+        return Informer(
+            self.kube,
+            self.kube.resource(api_version, kind),
+            namespace,
+            handler,
+            self.metrics,
+            field_selector=field_selector,
+            label_selector=label_selector,
+            watch_timeout=self.cfg.watch_timeout,
+            read_timeout=self.cfg.watch_read_timeout,
+            backoff_max=self.cfg.backoff_max,
+        )
 
-    def _group(self, api_version: str, kind: str, namespaces: Sequence[str], handler: Callable[[str, Obj], None],
-               label_selector: str = "") -> InformerGroup:
-        return InformerGroup(self._informer(api_version, kind, ns, handler, label_selector=label_selector)
-                             for ns in namespaces)
+    def _group(
+        self,
+        api_version: str,
+        kind: str,
+        namespaces: Sequence[str],
+        handler: Callable[[str, Obj], None],
+        label_selector: str = "",
+    ) -> InformerGroup:
+        return InformerGroup(
+            self._informer(api_version, kind, ns, handler, label_selector=label_selector) for ns in namespaces
+        )
 
     def _optional(self, api_version: str, kind: str) -> list[Informer]:
         """A cluster-scoped input informer, or none where the cluster does not serve the kind."""
@@ -216,8 +271,14 @@ class Daemon:
         except ApiError:
             return []
 
-    def _optional_group(self, api_version: str, kind: str, namespaces: Sequence[str],
-                        handler: Callable[[str, Obj], None], label_selector: str = "") -> InformerGroup:
+    def _optional_group(
+        self,
+        api_version: str,
+        kind: str,
+        namespaces: Sequence[str],
+        handler: Callable[[str, Obj], None],
+        label_selector: str = "",
+    ) -> InformerGroup:
         """A namespaced input informer group, empty where the cluster does not serve the kind."""
         try:
             self.kube.resource(api_version, kind)
@@ -241,8 +302,10 @@ class Daemon:
                 continue  # not served by this cluster: such children are read with GET/LIST if ever rendered
             group, _ = split_api_version(api_version)
             self.live.kinds.add(group_kind(group, kind))
-            out += [self._informer(api_version, kind, ns, self._on_child, label_selector=C.LABEL_APPLYSET_PART_OF)
-                    for ns in namespaces]
+            out += [
+                self._informer(api_version, kind, ns, self._on_child, label_selector=C.LABEL_APPLYSET_PART_OF)
+                for ns in namespaces
+            ]
         parents = self._group("v1", "ConfigMap", namespaces, lambda e, o: None, label_selector=C.LABEL_APPLYSET_ID)
         self.live.parents = parents
         return [*out, *parents.parts]
@@ -333,8 +396,10 @@ class Daemon:
         if unsynced:
             return f"waiting for the initial list of {', '.join(unsynced)}"
         if self.configmap() is None:
-            return (f"ConfigMap {self.cfg.config_namespace}/{C.CONFIGMAP_NAME} not found: nothing is rendered "
-                    f"until it exists (--config-namespace)")
+            return (
+                f"ConfigMap {self.cfg.config_namespace}/{C.CONFIGMAP_NAME} not found: nothing is rendered "
+                f"until it exists (--config-namespace)"
+            )
         stalled = [i for i in self.informers() if i.failing_for() > self.cfg.not_ready_after]
         if stalled:
             worst = stalled[0]
@@ -423,8 +488,7 @@ class Daemon:
     def _rerender_if_newer(self, kind: str, rendered: Obj) -> None:
         """A spec that changed while we worked is rendered again now, not at the next resync."""
         current = self.objects(kind).get(ident(rendered))
-        generation = lambda o: (o.get("metadata") or {}).get("generation")
-        if current is not None and generation(current) != generation(rendered):
+        if current is not None and _generation(current) != _generation(rendered):
             self.metrics.inc("stale_renders_total")
             self.queue.add((kind, *ident(rendered)))
 
@@ -436,8 +500,14 @@ class Daemon:
             inputs += credential_inputs(obj, configmap, self.accounts.get, self.secrets.get)
             inputs += [o for informer in self.storage_containers for o in informer.items()]
         if obj.get("kind") == C.KIND_LLMISVC:  # its presets: configs of its namespace and KServe's shared ones
-            inputs = [obj, *(c for c in self.llm_configs.items()
-                             if c["metadata"].get("namespace") in (namespace, C.KSERVE_NAMESPACE))]
+            inputs = [
+                obj,
+                *(
+                    c
+                    for c in self.llm_configs.items()
+                    if c["metadata"].get("namespace") in (namespace, C.KSERVE_NAMESPACE)
+                ),
+            ]
         try:
             out = self.render(inputs, configmap, f"<cluster>/{namespace}/{obj['kind']}/{name}")
         except Exception as err:  # noqa: BLE001 - any render failure becomes a status condition
@@ -471,7 +541,9 @@ class Daemon:
         key = (runtime["kind"], meta.get("namespace", ""), meta["name"], rv_of(runtime) + rv_of(configmap))
         if key not in self._runtime_verdicts:
             try:
-                self.render([runtime], configmap, f"<cluster>/{meta.get('namespace', '')}/{runtime['kind']}/{meta['name']}")
+                self.render(
+                    [runtime], configmap, f"<cluster>/{meta.get('namespace', '')}/{runtime['kind']}/{meta['name']}"
+                )
                 verdict = ""
             except Exception as err:  # noqa: BLE001 - any refusal is reported on the runtime itself
                 verdict = _render_message(err)
@@ -484,8 +556,15 @@ class Daemon:
     def _apply(self, obj: Obj, rendered: list[Obj]) -> ApplyReport:
         namespace, name = ident(obj)
         suffix = RECONCILED[KEY_OF_KIND[obj["kind"]]][1] + C.APPLYSET_PARENT_SUFFIX
-        opts = ApplyOptions(applyset=f"{name}{suffix}", namespace=namespace, owner=obj, prune=True,
-                            is_leader=self.is_leader, live=self.live, record=self.record)
+        opts = ApplyOptions(
+            applyset=f"{name}{suffix}",
+            namespace=namespace,
+            owner=obj,
+            prune=True,
+            is_leader=self.is_leader,
+            live=self.live,
+            record=self.record,
+        )
         report = Applier(self.kube, opts).run(rendered)
         for action, n in report.counts().items():
             self.metrics.inc("apply_objects_total", n, action=action)
@@ -502,8 +581,12 @@ class Daemon:
         if not status_changed(isvc.get("status"), status) or not self.is_leader():
             return
         meta = isvc["metadata"]
-        body = {"apiVersion": isvc["apiVersion"], "kind": isvc["kind"],
-                "metadata": {"name": meta["name"], "namespace": meta["namespace"]}, "status": status}
+        body = {
+            "apiVersion": isvc["apiVersion"],
+            "kind": isvc["kind"],
+            "metadata": {"name": meta["name"], "namespace": meta["namespace"]},
+            "status": status,
+        }
         try:
             written = self.kube.apply(body, C.STATUS_FIELD_MANAGER, force=True, subresource="status")
         except ApiError as err:
@@ -565,12 +648,18 @@ class Daemon:
         leading = threading.Thread(target=self._lead, args=(lost,), name="leader election", daemon=True)
         if self.elector:
             leading.start()
-        self._workers = [threading.Thread(target=self.work, args=(i == 0,), name=f"reconcile worker {i}", daemon=True)
-                         for i in range(max(1, self.cfg.workers))]
+        self._workers = [
+            threading.Thread(target=self.work, args=(i == 0,), name=f"reconcile worker {i}", daemon=True)
+            for i in range(max(1, self.cfg.workers))
+        ]
         for worker in self._workers:
             worker.start()
-        log.info("daemon started (identity %s, lease %s/%s)", self.cfg.identity, self.cfg.lease_namespace,
-                 self.cfg.lease_name)
+        log.info(
+            "daemon started (identity %s, lease %s/%s)",
+            self.cfg.identity,
+            self.cfg.lease_namespace,
+            self.cfg.lease_name,
+        )
         self.stop.wait()
         for worker in self._workers:
             worker.join(timeout=30)
@@ -597,13 +686,19 @@ class Daemon:
                 log.info("acquired Lease %s/%s", self.cfg.lease_namespace, self.cfg.lease_name)
                 self.resync()  # a new leader catches up on everything
             if was_leader and not leader:
-                log.error("leadership lost: %s; exiting so that the pod restarts as a follower",
-                          self.elector.loss_reason or "unknown reason")
+                log.error(
+                    "leadership lost: %s; exiting so that the pod restarts as a follower",
+                    self.elector.loss_reason or "unknown reason",
+                )
                 lost.set()
                 self.stop.set()  # never keep working without the lease
                 return
             was_leader = leader
             self.stop.wait(self.cfg.retry_seconds if not leader else self.cfg.renew_seconds / 2)
+
+
+def _generation(obj: Obj) -> Any:
+    return (obj.get("metadata") or {}).get("generation")
 
 
 def _named_runtime(obj: Obj) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import os
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from kserve_compile.apply.objects import Obj, ObjKey, key_of, normalise
 

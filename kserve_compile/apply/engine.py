@@ -50,7 +50,14 @@ from kserve_compile.apply.objects import (
 )
 
 CREATED, CONFIGURED, UNCHANGED, SKIPPED, PRUNED, RECREATED, KEPT = (
-    "created", "configured", "unchanged", "skipped", "pruned", "recreated", "kept")
+    "created",
+    "configured",
+    "unchanged",
+    "skipped",
+    "pruned",
+    "recreated",
+    "kept",
+)
 
 
 @dataclass
@@ -99,8 +106,9 @@ class ApplyReport:
 
     def summary(self) -> str:
         counts = self.counts()
-        parts = [f"{counts[a]} {a}" for a in (CREATED, CONFIGURED, RECREATED, UNCHANGED, SKIPPED, PRUNED, KEPT)
-                 if counts[a]]
+        parts = [
+            f"{counts[a]} {a}" for a in (CREATED, CONFIGURED, RECREATED, UNCHANGED, SKIPPED, PRUNED, KEPT) if counts[a]
+        ]
         return ", ".join(parts) or "nothing to do"
 
 
@@ -154,15 +162,21 @@ class Applier:
             key = key_of(obj)
             part_of = (meta.get("labels") or {}).get(C.LABEL_APPLYSET_PART_OF)
             if part_of and part_of != self.set_id:
-                errors.append(f"{key}: metadata.labels[{C.LABEL_APPLYSET_PART_OF}] already names another "
-                              f"ApplySet ({part_of}); remove the label from the input")
+                errors.append(
+                    f"{key}: metadata.labels[{C.LABEL_APPLYSET_PART_OF}] already names another "
+                    f"ApplySet ({part_of}); remove the label from the input"
+                )
                 continue
             if key in seen:
                 errors.append(f"{key}: appears more than once in the input")
                 continue
             seen.add(key)
-            own = owner if res.namespaced and meta.get("namespace") == (self.opts.owner or {}).get(
-                "metadata", {}).get("namespace") else None
+            own = (
+                owner
+                if res.namespaced
+                and meta.get("namespace") == (self.opts.owner or {}).get("metadata", {}).get("namespace")
+                else None
+            )
             members.append(_Member(with_set_metadata(obj, self.set_id, own), key, res))
         return members, errors
 
@@ -175,8 +189,12 @@ class Applier:
         extra = sorted(set(namespaces) - {self.opts.namespace, ""})
         if extra:
             annotations[C.ANN_APPLYSET_NAMESPACES] = ",".join(extra)
-        meta: dict[str, Any] = {"name": self.opts.applyset, "namespace": self.opts.namespace,
-                                "labels": {C.LABEL_APPLYSET_ID: self.set_id}, "annotations": annotations}
+        meta: dict[str, Any] = {
+            "name": self.opts.applyset,
+            "namespace": self.opts.namespace,
+            "labels": {C.LABEL_APPLYSET_ID: self.set_id},
+            "annotations": annotations,
+        }
         if self.opts.owner:
             meta["ownerReferences"] = [owner_reference(self.opts.owner)]
         return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta}
@@ -218,10 +236,12 @@ class Applier:
             parent, prev_gks, prev_ns = self._read_parent()
             cur_gks = sorted({m.key.group_kind for m in members})
             cur_ns = sorted({m.key.namespace for m in members if m.key.namespace})
-            parent = self._write_parent(parent, self._parent(sorted(set(prev_gks) | set(cur_gks)),
-                                                              sorted(set(prev_ns) | set(cur_ns))))
-            listed = self._list_members(sorted(set(prev_gks) | set(cur_gks)),
-                                        sorted(set(prev_ns) | set(cur_ns) | {self.opts.namespace}))
+            parent = self._write_parent(
+                parent, self._parent(sorted(set(prev_gks) | set(cur_gks)), sorted(set(prev_ns) | set(cur_ns)))
+            )
+            listed = self._list_members(
+                sorted(set(prev_gks) | set(cur_gks)), sorted(set(prev_ns) | set(cur_ns) | {self.opts.namespace})
+            )
             for stage in order_for_apply(m.obj for m in members):
                 keys = [key_of(o) for o in stage]
                 for member in (next(m for m in members if m.key == k) for k in keys):
@@ -251,7 +271,7 @@ class Applier:
             res = self._resource_for_gk(gk)
             if res is None:
                 continue
-            for ns in (namespaces if res.namespaced else [""]):
+            for ns in namespaces if res.namespaced else [""]:
                 items, _ = self.kube.list(res, ns, label_selector=selector)
                 for item in items:
                     out[key_of(item)] = item
@@ -324,7 +344,7 @@ class Applier:
         for i in range(attempts):
             if self.kube.get(m.res, meta.get("namespace", ""), meta["name"]) is None:
                 return
-            self.opts.sleep(min(0.2 * 2 ** i, 2.0))
+            self.opts.sleep(min(0.2 * 2**i, 2.0))
         raise ApiError(504, "Timeout", f"{m.key} was not deleted in time for recreation")
 
     def _prune(self, members: list[_Member], listed: dict[ObjKey, Obj], report: ApplyReport) -> None:
@@ -346,7 +366,8 @@ class Applier:
             report.errors.append(
                 f"refusing to prune {len(deletable)} of {len(listed)} objects in ApplySet "
                 f"{self.opts.namespace}/{self.opts.applyset} (limit {limit}"
-                f"{'; the render is empty' if not members else ''}); rerun with --allow-mass-prune if intended")
+                f"{'; the render is empty' if not members else ''}); rerun with --allow-mass-prune if intended"
+            )
             return
         if self.opts.dry_run:
             report.changes.extend(Change(key_of(o), PRUNED, "server dry run") for o in order_for_delete(deletable))
@@ -399,12 +420,18 @@ def explain(key: ObjKey, err: ApiError) -> str:
     fields = sorted({str(c.get("field", "")).lstrip(".") for c in err.causes if c.get("field")})
     if err.is_immutable:
         where = ", ".join(fields) or "a field"
-        return (f"{key}: {where} is immutable and the new value differs; rerun with --recreate-on-immutable "
-                f"(or annotate {C.ANN_KC_RECREATE}: enabled) to delete and recreate it — this causes downtime")
+        return (
+            f"{key}: {where} is immutable and the new value differs; rerun with --recreate-on-immutable "
+            f"(or annotate {C.ANN_KC_RECREATE}: enabled) to delete and recreate it — this causes downtime"
+        )
     if err.is_conflict and err.causes:
-        owners = sorted({f'{str(c.get("field", "")).lstrip(".")} (owned by '
-                         f'{str(c.get("message", "")).split(chr(34))[1] if chr(34) in str(c.get("message", "")) else "?"})'
-                         for c in err.causes})
+        owners = sorted(
+            {
+                f"{str(c.get('field', '')).lstrip('.')} (owned by "
+                f"{str(c.get('message', '')).split(chr(34))[1] if chr(34) in str(c.get('message', '')) else '?'})"
+                for c in err.causes
+            }
+        )
         return f"{key}: conflict: {', '.join(owners)}; rerun with --force-conflicts to take ownership"
     if err.status == 0:
         return f"{key}: cannot reach the API server: {err.message}"
@@ -454,10 +481,17 @@ class WaitResult:
     timed_out: bool = False
 
 
-def wait_for(kube: Kube, objects: Sequence[Obj], timeout: float, *, interval: float = 2.0,
-             fail_fast: bool = True, progress: Callable[[str], None] = lambda m: None,
-             clock: Callable[[], float] = time.monotonic,
-             sleep: Callable[[float], None] = time.sleep) -> WaitResult:
+def wait_for(
+    kube: Kube,
+    objects: Sequence[Obj],
+    timeout: float,
+    *,
+    interval: float = 2.0,
+    fail_fast: bool = True,
+    progress: Callable[[str], None] = lambda m: None,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> WaitResult:
     """Poll every object until all are Current, one Failed (fail_fast), or ``timeout`` passes."""
     deadline = clock() + timeout
     last: dict[ObjKey, kstatus.Status] = {}

@@ -24,8 +24,12 @@ _MAX_REMEMBERED = 10_000
 
 
 class EventRecorder:
-    def __init__(self, kube: Kube, on_error: Callable[[str], None] = lambda reason: None,
-                 clock: Callable[[], float] = lambda: dt.datetime.now(dt.UTC).timestamp()) -> None:
+    def __init__(
+        self,
+        kube: Kube,
+        on_error: Callable[[str], None] = lambda reason: None,
+        clock: Callable[[], float] = lambda: dt.datetime.now(dt.UTC).timestamp(),
+    ) -> None:
         self.kube, self.on_error, self.clock = kube, on_error, clock
         self._sent: dict[tuple[str, str, str], None] = {}
         self._lock = threading.Lock()
@@ -44,14 +48,25 @@ class EventRecorder:
         namespace = meta.get("namespace") or "default"
         now = dt.datetime.fromtimestamp(self.clock(), dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         body = {
-            "apiVersion": "v1", "kind": "Event",
+            "apiVersion": "v1",
+            "kind": "Event",
             "metadata": {"name": f"{meta.get('name', 'object')}.{os.urandom(8).hex()}", "namespace": namespace},
-            "involvedObject": {"apiVersion": obj.get("apiVersion"), "kind": obj.get("kind"),
-                               "name": meta.get("name"), "namespace": meta.get("namespace"),
-                               "uid": meta.get("uid"), "resourceVersion": meta.get("resourceVersion")},
-            "reason": reason, "message": message, "type": type_, "count": 1,
-            "firstTimestamp": now, "lastTimestamp": now,
-            "source": {"component": C.FIELD_MANAGER}, "reportingComponent": C.FIELD_MANAGER,
+            "involvedObject": {
+                "apiVersion": obj.get("apiVersion"),
+                "kind": obj.get("kind"),
+                "name": meta.get("name"),
+                "namespace": meta.get("namespace"),
+                "uid": meta.get("uid"),
+                "resourceVersion": meta.get("resourceVersion"),
+            },
+            "reason": reason,
+            "message": message,
+            "type": type_,
+            "count": 1,
+            "firstTimestamp": now,
+            "lastTimestamp": now,
+            "source": {"component": C.FIELD_MANAGER},
+            "reportingComponent": C.FIELD_MANAGER,
         }
         try:
             self.kube.request("POST", EVENT_RESOURCE.path(namespace), body=body)

@@ -52,10 +52,21 @@ def rv_of(obj: Obj | None) -> str:
 class Informer:
     """One resource in one namespace ("" = all), optionally narrowed by field and label selectors."""
 
-    def __init__(self, kube: Kube, res: Resource, namespace: str, handler: Handler, metrics: Counter, *,
-                 field_selector: str = "", label_selector: str = "", watch_timeout: int = 300,
-                 read_timeout: float | None = None, backoff_max: float = 30.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        kube: Kube,
+        res: Resource,
+        namespace: str,
+        handler: Handler,
+        metrics: Counter,
+        *,
+        field_selector: str = "",
+        label_selector: str = "",
+        watch_timeout: int = 300,
+        read_timeout: float | None = None,
+        backoff_max: float = 30.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.kube, self.res, self.namespace, self.handler, self.metrics = kube, res, namespace, handler, metrics
         self.field_selector, self.label_selector = field_selector, label_selector
         self.watch_timeout, self.read_timeout, self.backoff_max = watch_timeout, read_timeout, backoff_max
@@ -99,8 +110,9 @@ class Informer:
     # --- list and watch ---------------------------------------------------------------------------
     def relist(self) -> None:
         """LIST into the cache; report what changed since the previous list (everything as SYNC the first time)."""
-        items, rv = self.kube.list(self.res, self.namespace, label_selector=self.label_selector,
-                                   field_selector=self.field_selector)
+        items, rv = self.kube.list(
+            self.res, self.namespace, label_selector=self.label_selector, field_selector=self.field_selector
+        )
         fresh = {ident(o): o for o in items}
         first = not self.synced.is_set()
         with self._lock:
@@ -122,9 +134,16 @@ class Informer:
 
     def watch_once(self) -> None:
         """Follow one watch stream until the server closes it; raises on any failure (the caller relists)."""
-        stream = self.kube.watch(self.res, self.namespace, self.resource_version, self.watch_timeout,
-                                 field_selector=self.field_selector, label_selector=self.label_selector,
-                                 read_timeout=self.read_timeout, on_open=self._opened)
+        stream = self.kube.watch(
+            self.res,
+            self.namespace,
+            self.resource_version,
+            self.watch_timeout,
+            field_selector=self.field_selector,
+            label_selector=self.label_selector,
+            read_timeout=self.read_timeout,
+            on_open=self._opened,
+        )
         for event in stream:
             obj = event["object"]
             rv = rv_of(obj)
@@ -222,8 +241,11 @@ class InformerGroup:
         return sorted(out, key=ident)
 
     def replace_if_unchanged(self, key: Key, expected_rv: str, obj: Obj) -> bool:
-        return any(p.replace_if_unchanged(key, expected_rv, obj) for p in self.parts
-                   if not p.namespace or p.namespace == key[0])
+        return any(
+            p.replace_if_unchanged(key, expected_rv, obj)
+            for p in self.parts
+            if not p.namespace or p.namespace == key[0]
+        )
 
     def synced(self) -> bool:
         return all(p.synced.is_set() for p in self.parts)
@@ -238,8 +260,9 @@ class NamedInformers:
     the watches nothing asked for since a given time (the daemon calls it once per resync).
     """
 
-    def __init__(self, make: Callable[[str, str], Informer], stop: threading.Event,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, make: Callable[[str, str], Informer], stop: threading.Event, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.make, self.stop, self.clock = make, stop, clock
         self._informers: dict[Key, tuple[Informer, threading.Event]] = {}
         self._used: dict[Key, float] = {}

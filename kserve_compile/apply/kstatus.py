@@ -7,8 +7,9 @@ TERMINATING or NOT_FOUND. kstatus never reports a Knative/KServe resource as Fai
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 CURRENT = "Current"
 IN_PROGRESS = "InProgress"
@@ -17,13 +18,28 @@ TERMINATING = "Terminating"
 NOT_FOUND = "NotFound"
 
 # Ready=False reasons that mean "broken until someone changes the spec".
-TERMINAL_REASONS = frozenset({
-    "RevisionFailed", "ProgressDeadlineExceeded", "ContainerMissing", "ContainerCreating_Failed",
-    "ImagePullBackOff", "ErrImagePull", "InvalidImageName", "CrashLoopBackOff", "ExitCode",
-    "ModelLoadFailed", "RuntimeUnhealthy", "RuntimeDisabled", "NoSupportingRuntime",
-    "RuntimeNotRecognized", "InvalidPredictorSpec", "InvalidSpec", "RevisionMissing",
-    "ServingRuntimeNotFound",
-})
+TERMINAL_REASONS = frozenset(
+    {
+        "RevisionFailed",
+        "ProgressDeadlineExceeded",
+        "ContainerMissing",
+        "ContainerCreating_Failed",
+        "ImagePullBackOff",
+        "ErrImagePull",
+        "InvalidImageName",
+        "CrashLoopBackOff",
+        "ExitCode",
+        "ModelLoadFailed",
+        "RuntimeUnhealthy",
+        "RuntimeDisabled",
+        "NoSupportingRuntime",
+        "RuntimeNotRecognized",
+        "InvalidPredictorSpec",
+        "InvalidSpec",
+        "RevisionMissing",
+        "ServingRuntimeNotFound",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -129,9 +145,22 @@ def _terminal_message(message: str) -> bool:
     return any(r in message for r in ("ImagePullBackOff", "ErrImagePull", "CrashLoopBackOff"))
 
 
-_ALWAYS_CURRENT = frozenset({"ConfigMap", "Secret", "ServiceAccount", "Role", "RoleBinding", "ClusterRole",
-                             "ClusterRoleBinding", "Namespace", "Ingress", "HorizontalPodAutoscaler",
-                             "VirtualService", "PodDisruptionBudget"})
+_ALWAYS_CURRENT = frozenset(
+    {
+        "ConfigMap",
+        "Secret",
+        "ServiceAccount",
+        "Role",
+        "RoleBinding",
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "Namespace",
+        "Ingress",
+        "HorizontalPodAutoscaler",
+        "VirtualService",
+        "PodDisruptionBudget",
+    }
+)
 
 _RULES: dict[str, Callable[[dict[str, Any]], Status]] = {
     "Deployment": _deployment,

@@ -60,8 +60,11 @@ class ClusterRefused(ApiError):
 
     def __init__(self, server: str, context: str, err: ApiError) -> None:
         where = f"the API server at {server or '?'}" + (f" (kubeconfig context {context!r})" if context else "")
-        super().__init__(err.status, err.reason, f"{where} refused the request: {err.status} {err.reason}: "
-                                                 f"{err.message}".rstrip(": "))
+        super().__init__(
+            err.status,
+            err.reason,
+            f"{where} refused the request: {err.status} {err.reason}: {err.message}".rstrip(": "),
+        )
         self.server, self.context = server, context
 
 
@@ -119,7 +122,7 @@ class RetryPolicy:
                 return min(float(retry_after), self.max_delay)
             except ValueError:
                 pass
-        return min(self.base_delay * (2 ** attempt), self.max_delay)
+        return min(self.base_delay * (2**attempt), self.max_delay)
 
 
 def load_api_client(kubeconfig: str | None = None, context: str | None = None, in_cluster: bool = False) -> Any:
@@ -161,8 +164,9 @@ def api_client_for_host(host: str) -> Any:
 class Kube:
     """Typed-enough access to any resource; counts requests so callers can report what a run cost."""
 
-    def __init__(self, api_client: Any, retry: RetryPolicy | None = None, timeout: float = 30.0,
-                 context: str = "") -> None:
+    def __init__(
+        self, api_client: Any, retry: RetryPolicy | None = None, timeout: float = 30.0, context: str = ""
+    ) -> None:
         self.api = api_client
         self.server = str(getattr(getattr(api_client, "configuration", None), "host", "") or "")
         self.context = context
@@ -223,9 +227,16 @@ class Kube:
         return self.resource(str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
 
     # --- transport ----------------------------------------------------------------------------
-    def request(self, method: str, path: str, query: list[tuple[str, Any]] | None = None,
-                body: Any = None, content_type: str | None = None, stream: bool = False,
-                read_timeout: float | None = None) -> Any:
+    def request(
+        self,
+        method: str,
+        path: str,
+        query: list[tuple[str, Any]] | None = None,
+        body: Any = None,
+        content_type: str | None = None,
+        stream: bool = False,
+        read_timeout: float | None = None,
+    ) -> Any:
         label = method + ("(dry-run)" if query and ("dryRun", "All") in query else "")
         headers = {"Accept": "application/json"}
         if body is not None:
@@ -253,13 +264,27 @@ class Kube:
                 continue
             raise _api_error(resp.status, resp.reason, data)
 
-    def _send(self, method: str, path: str, query: list[tuple[str, Any]] | None,
-              headers: dict[str, str], body: Any, stream: bool, read_timeout: float | None = None) -> Any:
+    def _send(
+        self,
+        method: str,
+        path: str,
+        query: list[tuple[str, Any]] | None,
+        headers: dict[str, str],
+        body: Any,
+        stream: bool,
+        read_timeout: float | None = None,
+    ) -> Any:
         import urllib3
 
         try:
-            req = self.api.param_serialize(method, path, query_params=list(query or []),
-                                           header_params=dict(headers), body=body, auth_settings=["BearerToken"])
+            req = self.api.param_serialize(
+                method,
+                path,
+                query_params=list(query or []),
+                header_params=dict(headers),
+                body=body,
+                auth_settings=["BearerToken"],
+            )
             # a watch waits for events, so only its connect is bounded by the request timeout; its reads are
             # bounded by read_timeout (a silent, half-open connection must not hang an informer forever)
             timeout = (self.timeout, read_timeout) if stream else self.timeout
@@ -280,8 +305,9 @@ class Kube:
                 return None
             raise
 
-    def list(self, res: Resource, namespace: str = "", label_selector: str = "",
-             field_selector: str = "") -> tuple[list[Obj], str]:
+    def list(
+        self, res: Resource, namespace: str = "", label_selector: str = "", field_selector: str = ""
+    ) -> tuple[list[Obj], str]:
         query: list[tuple[str, Any]] = []
         if label_selector:
             query.append(("labelSelector", label_selector))
@@ -294,31 +320,45 @@ class Kube:
             item.setdefault("kind", res.kind)
         return items, str((body.get("metadata") or {}).get("resourceVersion", ""))
 
-    def apply(self, obj: Obj, field_manager: str, force: bool, dry_run: bool = False,
-              subresource: str = "") -> Obj:
+    def apply(self, obj: Obj, field_manager: str, force: bool, dry_run: bool = False, subresource: str = "") -> Obj:
         res = self.resource_of(obj)
         meta = obj.get("metadata") or {}
         query: list[tuple[str, Any]] = []
         if dry_run:
             query.append(("dryRun", "All"))
         query += [("fieldManager", field_manager), ("force", "true" if force else "false")]
-        return self.request("PATCH", res.path(meta.get("namespace", ""), meta["name"], subresource), query,
-                            body=obj, content_type=APPLY_PATCH)
+        return self.request(
+            "PATCH",
+            res.path(meta.get("namespace", ""), meta["name"], subresource),
+            query,
+            body=obj,
+            content_type=APPLY_PATCH,
+        )
 
     def delete(self, res: Resource, namespace: str, name: str, propagation: str = "Background") -> bool:
         try:
-            self.request("DELETE", res.path(namespace, name), body={
-                "kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": propagation})
+            self.request(
+                "DELETE",
+                res.path(namespace, name),
+                body={"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": propagation},
+            )
             return True
         except ApiError as err:
             if err.status == 404:
                 return False
             raise
 
-    def watch(self, res: Resource, namespace: str, resource_version: str, timeout_seconds: int = 300,
-              field_selector: str = "", label_selector: str = "",
-              read_timeout: float | None = None,
-              on_open: Callable[[Any], None] | None = None) -> Iterator[dict[str, Any]]:
+    def watch(
+        self,
+        res: Resource,
+        namespace: str,
+        resource_version: str,
+        timeout_seconds: int = 300,
+        field_selector: str = "",
+        label_selector: str = "",
+        read_timeout: float | None = None,
+        on_open: Callable[[Any], None] | None = None,
+    ) -> Iterator[dict[str, Any]]:
         """Events (``{"type", "object"}``) from ``resource_version`` on.
 
         Raises WatchExpired on 410 Gone and WatchBroken when the stream fails mid-way (reset, protocol error,
@@ -326,9 +366,12 @@ class Kube:
         ``on_open`` is called with the open response once the server has accepted the watch (so that another
         thread can shut the stream down).
         """
-        query: list[tuple[str, Any]] = [("watch", "true"), ("allowWatchBookmarks", "true"),
-                                        ("resourceVersion", resource_version),
-                                        ("timeoutSeconds", timeout_seconds)]
+        query: list[tuple[str, Any]] = [
+            ("watch", "true"),
+            ("allowWatchBookmarks", "true"),
+            ("resourceVersion", resource_version),
+            ("timeoutSeconds", timeout_seconds),
+        ]
         if field_selector:
             query.append(("fieldSelector", field_selector))
         if label_selector:

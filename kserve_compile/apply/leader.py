@@ -24,8 +24,15 @@ def parse_micro_time(s: str) -> float:
 
 
 class LeaderElector:
-    def __init__(self, kube: Kube, namespace: str, name: str, identity: str, lease_seconds: float = 15.0,
-                 clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        kube: Kube,
+        namespace: str,
+        name: str,
+        identity: str,
+        lease_seconds: float = 15.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self.kube, self.namespace, self.name, self.identity = kube, namespace, name, identity
         self.lease_seconds = lease_seconds
         self.clock = clock
@@ -39,14 +46,21 @@ class LeaderElector:
 
     def try_acquire_or_renew(self) -> bool:
         now = self.clock()
-        spec = {"holderIdentity": self.identity, "leaseDurationSeconds": int(self.lease_seconds),
-                "renewTime": micro_time(now)}
+        spec = {
+            "holderIdentity": self.identity,
+            "leaseDurationSeconds": int(self.lease_seconds),
+            "renewTime": micro_time(now),
+        }
         try:
             live = self.kube.get(self.res, self.namespace, self.name)
             if live is None:
                 spec.update(acquireTime=micro_time(now), leaseTransitions=0)
-                body = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
-                        "metadata": {"name": self.name, "namespace": self.namespace}, "spec": spec}
+                body = {
+                    "apiVersion": "coordination.k8s.io/v1",
+                    "kind": "Lease",
+                    "metadata": {"name": self.name, "namespace": self.namespace},
+                    "spec": spec,
+                }
                 self.kube.request("POST", self.res.path(self.namespace), body=body)
             else:
                 cur = live.get("spec") or {}
@@ -55,11 +69,12 @@ class LeaderElector:
                     renewed = parse_micro_time(cur["renewTime"]) if cur.get("renewTime") else 0.0
                     if renewed + float(cur.get("leaseDurationSeconds") or self.lease_seconds) > now:
                         return self._lost(f"the Lease is held by {holder!r} (renewed {cur.get('renewTime')})")
-                    spec.update(acquireTime=micro_time(now),
-                                leaseTransitions=int(cur.get("leaseTransitions") or 0) + 1)
+                    spec.update(acquireTime=micro_time(now), leaseTransitions=int(cur.get("leaseTransitions") or 0) + 1)
                 else:
-                    spec.update(acquireTime=cur.get("acquireTime") or micro_time(now),
-                                leaseTransitions=int(cur.get("leaseTransitions") or 0))
+                    spec.update(
+                        acquireTime=cur.get("acquireTime") or micro_time(now),
+                        leaseTransitions=int(cur.get("leaseTransitions") or 0),
+                    )
                 live["spec"] = spec
                 self.kube.request("PUT", self.res.path(self.namespace, self.name), body=live)
         except ApiError as err:
@@ -97,8 +112,9 @@ class LeaderElector:
                 if live is None or (live.get("spec") or {}).get("holderIdentity") != self.identity:
                     return False
                 spec = dict(live.get("spec") or {})
-                spec.update(holderIdentity="", leaseDurationSeconds=1, renewTime=micro_time(now),
-                            acquireTime=micro_time(now))
+                spec.update(
+                    holderIdentity="", leaseDurationSeconds=1, renewTime=micro_time(now), acquireTime=micro_time(now)
+                )
                 live["spec"] = spec
                 self.kube.request("PUT", self.res.path(self.namespace, self.name), body=live)
             except ApiError as err:

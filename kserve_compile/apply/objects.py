@@ -51,7 +51,9 @@ def group_kind(group: str, kind: str) -> str:
 def key_of(obj: Obj, default_namespace: str = "") -> ObjKey:
     meta = obj.get("metadata") or {}
     group, _ = split_api_version(str(obj.get("apiVersion", "")))
-    return ObjKey(group, str(obj.get("kind", "")), str(meta.get("namespace") or default_namespace), str(meta.get("name", "")))
+    return ObjKey(
+        group, str(obj.get("kind", "")), str(meta.get("namespace") or default_namespace), str(meta.get("name", ""))
+    )
 
 
 # --- apply order: the one table in kserve_compile.emit.order -------------------------------------

@@ -37,24 +37,60 @@ class Use:
 USES: tuple[Use, ...] = (
     Use("serving.kserve.io/v1beta1", C.KIND_ISVC, "inferenceservices", READ, "input"),
     Use("serving.kserve.io/v1beta1", C.KIND_ISVC, "inferenceservices/status", ("get", "patch"), "status"),
-    Use("serving.kserve.io/v1beta1", C.KIND_ISVC, "inferenceservices/finalizers", ("update",),
-        "ownerReferences with blockOwnerDeletion"),
+    Use(
+        "serving.kserve.io/v1beta1",
+        C.KIND_ISVC,
+        "inferenceservices/finalizers",
+        ("update",),
+        "ownerReferences with blockOwnerDeletion",
+    ),
     Use("serving.kserve.io/v1alpha1", C.KIND_IG, "inferencegraphs", READ, "input"),
-    Use("serving.kserve.io/v1alpha1", C.KIND_IG, "inferencegraphs/finalizers", ("update",),
-        "ownerReferences with blockOwnerDeletion"),
+    Use(
+        "serving.kserve.io/v1alpha1",
+        C.KIND_IG,
+        "inferencegraphs/finalizers",
+        ("update",),
+        "ownerReferences with blockOwnerDeletion",
+    ),
     Use("serving.kserve.io/v1alpha1", C.KIND_SR, "servingruntimes", READ, "input"),
     Use("serving.kserve.io/v1alpha1", C.KIND_CSR, "clusterservingruntimes", READ, "input"),
-    Use("serving.kserve.io/v1alpha1", C.KIND_CSC, "clusterstoragecontainers", READ,
-        "input: storage-initializer containers (watched only where the cluster serves the kind)"),
-    Use(C.V1ALPHA2, C.KIND_LLMISVC, "llminferenceservices", READ,
-        "input (watched only where the cluster serves the kind)"),
-    Use(C.V1ALPHA2, C.KIND_LLMISVC, "llminferenceservices/finalizers", ("update",),
-        "ownerReferences with blockOwnerDeletion"),
-    Use(C.V1ALPHA2, C.KIND_LLMISVC_CONFIG, "llminferenceserviceconfigs", READ,
-        "input: presets named by baseRefs (watched only where the cluster serves the kind)"),
-    Use("v1", "ServiceAccount", "serviceaccounts", MANAGE,
+    Use(
+        "serving.kserve.io/v1alpha1",
+        C.KIND_CSC,
+        "clusterstoragecontainers",
+        READ,
+        "input: storage-initializer containers (watched only where the cluster serves the kind)",
+    ),
+    Use(
+        C.V1ALPHA2,
+        C.KIND_LLMISVC,
+        "llminferenceservices",
+        READ,
+        "input (watched only where the cluster serves the kind)",
+    ),
+    Use(
+        C.V1ALPHA2,
+        C.KIND_LLMISVC,
+        "llminferenceservices/finalizers",
+        ("update",),
+        "ownerReferences with blockOwnerDeletion",
+    ),
+    Use(
+        C.V1ALPHA2,
+        C.KIND_LLMISVC_CONFIG,
+        "llminferenceserviceconfigs",
+        READ,
+        "input: presets named by baseRefs (watched only where the cluster serves the kind)",
+    ),
+    Use(
+        "v1",
+        "ServiceAccount",
+        "serviceaccounts",
+        MANAGE,
         "storage credentials (read: only those an isvc names); rendered for LLMInferenceService's scheduler and "
-        "routing sidecar", child=True),
+        "routing sidecar",
+        child=True,
+    ),
     Use("v1", "Secret", "secrets", READ, "storage credentials (only those an isvc's ServiceAccount names)"),
     Use("v1", "Event", "events", ("create",), "failures reported on the object"),
     Use("v1", "ConfigMap", "configmaps", MANAGE, "inferenceservice-config, ApplySet parents, rendered", child=True),
@@ -66,30 +102,67 @@ USES: tuple[Use, ...] = (
     Use("networking.istio.io/v1beta1", "VirtualService", "virtualservices", MANAGE, "rendered", child=True),
     Use("gateway.networking.k8s.io/v1", "HTTPRoute", "httproutes", MANAGE, "rendered", child=True),
     Use("keda.sh/v1alpha1", "ScaledObject", "scaledobjects", MANAGE, "rendered", child=True),
-    Use("opentelemetry.io/v1beta1", "OpenTelemetryCollector", "opentelemetrycollectors", MANAGE, "rendered",
-        child=True),
+    Use(
+        "opentelemetry.io/v1beta1", "OpenTelemetryCollector", "opentelemetrycollectors", MANAGE, "rendered", child=True
+    ),
     # LLMInferenceService children (kserve_compile/llmisvc)
-    Use("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", "leaderworkersets", MANAGE, "rendered (multi-node LLM)",
-        child=True),
+    Use(
+        "leaderworkerset.x-k8s.io/v1",
+        "LeaderWorkerSet",
+        "leaderworkersets",
+        MANAGE,
+        "rendered (multi-node LLM)",
+        child=True,
+    ),
     Use("inference.networking.k8s.io/v1", "InferencePool", "inferencepools", MANAGE, "rendered", child=True),
     Use("inference.networking.x-k8s.io/v1alpha2", "InferencePool", "inferencepools", MANAGE, "rendered", child=True),
-    Use("cert-manager.io/v1", "Certificate", "certificates", MANAGE, "rendered (when the self-signed TLS option "
-        "asks for cert-manager)", child=True),
-    Use("resource.k8s.io/v1", "ResourceClaimTemplate", "resourceclaimtemplates", MANAGE, "rendered (managed DRA)",
-        child=True),
-    Use("rbac.authorization.k8s.io/v1", "Role", "roles", (*MANAGE, "bind", "escalate"),
-        "rendered: the scheduler's and routing sidecar's Roles grant what KServe's controller grants", child=True),
+    Use(
+        "cert-manager.io/v1",
+        "Certificate",
+        "certificates",
+        MANAGE,
+        "rendered (when the self-signed TLS option asks for cert-manager)",
+        child=True,
+    ),
+    Use(
+        "resource.k8s.io/v1",
+        "ResourceClaimTemplate",
+        "resourceclaimtemplates",
+        MANAGE,
+        "rendered (managed DRA)",
+        child=True,
+    ),
+    Use(
+        "rbac.authorization.k8s.io/v1",
+        "Role",
+        "roles",
+        (*MANAGE, "bind", "escalate"),
+        "rendered: the scheduler's and routing sidecar's Roles grant what KServe's controller grants",
+        child=True,
+    ),
     Use("rbac.authorization.k8s.io/v1", "RoleBinding", "rolebindings", MANAGE, "rendered", child=True),
-    Use("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "clusterrolebindings", MANAGE,
-        "rendered: the scheduler's auth-delegator binding", child=True),
-    Use("rbac.authorization.k8s.io/v1", "ClusterRole", "clusterroles", ("bind",),
-        "binding the ClusterRoles the scheduler's ClusterRoleBinding names"),
+    Use(
+        "rbac.authorization.k8s.io/v1",
+        "ClusterRoleBinding",
+        "clusterrolebindings",
+        MANAGE,
+        "rendered: the scheduler's auth-delegator binding",
+        child=True,
+    ),
+    Use(
+        "rbac.authorization.k8s.io/v1",
+        "ClusterRole",
+        "clusterroles",
+        ("bind",),
+        "binding the ClusterRoles the scheduler's ClusterRoleBinding names",
+    ),
 )
 LEASE = Use("coordination.k8s.io/v1", "Lease", "leases", ("get", "create", "update"), "leader election")
 
 # (group, resource, verbs) over the whole table, Lease included
 PERMISSIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = tuple(
-    (u.group, u.resource, u.verbs) for u in (*USES, LEASE))
+    (u.group, u.resource, u.verbs) for u in (*USES, LEASE)
+)
 CHILD_KINDS: tuple[tuple[str, str], ...] = tuple((u.api_version, u.kind) for u in USES if u.child)
 
 NAME = "kserve-compile"
@@ -110,20 +183,33 @@ def manifests(name: str = NAME, namespace: str = NAMESPACE) -> list[dict[str, ob
     return [
         {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": name, "namespace": namespace}},
         {"apiVersion": rbac, "kind": "ClusterRole", "metadata": {"name": f"{name}-daemon"}, "rules": _rules(USES)},
-        {"apiVersion": rbac, "kind": "ClusterRoleBinding", "metadata": {"name": f"{name}-daemon"},
-         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": f"{name}-daemon"},
-         "subjects": [sa]},
-        {"apiVersion": rbac, "kind": "Role", "metadata": {"name": f"{name}-leader-election", "namespace": namespace},
-         "rules": _rules((LEASE,))},
-        {"apiVersion": rbac, "kind": "RoleBinding",
-         "metadata": {"name": f"{name}-leader-election", "namespace": namespace},
-         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": f"{name}-leader-election"},
-         "subjects": [sa]},
+        {
+            "apiVersion": rbac,
+            "kind": "ClusterRoleBinding",
+            "metadata": {"name": f"{name}-daemon"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": f"{name}-daemon"},
+            "subjects": [sa],
+        },
+        {
+            "apiVersion": rbac,
+            "kind": "Role",
+            "metadata": {"name": f"{name}-leader-election", "namespace": namespace},
+            "rules": _rules((LEASE,)),
+        },
+        {
+            "apiVersion": rbac,
+            "kind": "RoleBinding",
+            "metadata": {"name": f"{name}-leader-election", "namespace": namespace},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": f"{name}-leader-election"},
+            "subjects": [sa],
+        },
     ]
 
 
-HEADER = ("# Generated by `python -m kserve_compile.apply.rbac` from the USES table in kserve_compile/apply/rbac.py;\n"
-          "# tests/apply/test_apply_deploy.py fails when this file and the table disagree. Do not edit by hand.\n")
+HEADER = (
+    "# Generated by `python -m kserve_compile.apply.rbac` from the USES table in kserve_compile/apply/rbac.py;\n"
+    "# tests/apply/test_apply_deploy.py fails when this file and the table disagree. Do not edit by hand.\n"
+)
 
 
 def render() -> str:

@@ -25,8 +25,10 @@ def credential_settings(configmap: Obj | None) -> dict[str, str]:
     except ValueError:
         parsed = {}
     parsed = parsed if isinstance(parsed, dict) else {}
-    return {"spec_secret": str(parsed.get("storageSpecSecretName") or C.DEFAULT_STORAGE_SPEC_SECRET),
-            "annotation": str(parsed.get("storageSecretNameAnnotation") or C.ANN_STORAGE_SECRET_NAME)}
+    return {
+        "spec_secret": str(parsed.get("storageSpecSecretName") or C.DEFAULT_STORAGE_SPEC_SECRET),
+        "annotation": str(parsed.get("storageSecretNameAnnotation") or C.ANN_STORAGE_SECRET_NAME),
+    }
 
 
 def service_account_names(isvc: Obj) -> list[str]:
@@ -38,7 +40,7 @@ def service_account_names(isvc: Obj) -> list[str]:
 def secret_names(isvc: Obj, accounts: list[Obj], configmap: Obj | None) -> list[str]:
     settings = credential_settings(configmap)
     names = {settings["spec_secret"]}
-    annotations = ((isvc.get("metadata") or {}).get("annotations") or {})
+    annotations = (isvc.get("metadata") or {}).get("annotations") or {}
     if annotations.get(settings["annotation"]):
         names.add(str(annotations[settings["annotation"]]))
     for sa in accounts:
@@ -46,8 +48,12 @@ def secret_names(isvc: Obj, accounts: list[Obj], configmap: Obj | None) -> list[
     return sorted(names)
 
 
-def credential_inputs(isvc: Obj, configmap: Obj | None, account: Callable[[str, str], Obj | None],
-                      secret: Callable[[str, str], Obj | None]) -> list[dict[str, Any]]:
+def credential_inputs(
+    isvc: Obj,
+    configmap: Obj | None,
+    account: Callable[[str, str], Obj | None],
+    secret: Callable[[str, str], Obj | None],
+) -> list[dict[str, Any]]:
     """The ServiceAccounts and Secrets (those that exist) the render of ``isvc`` reads, in a stable order."""
     ns = str((isvc.get("metadata") or {}).get("namespace", ""))
     accounts = [sa for sa in (account(ns, n) for n in service_account_names(isvc)) if sa is not None]

@@ -8,7 +8,8 @@ finds nothing new produces an identical status and no write.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from kserve_compile import constants as C
 from kserve_compile.apply import kstatus
@@ -40,15 +41,25 @@ def _condition(ctype: str, ok: bool, reason: str, message: str, generation: int 
     return cond
 
 
-def compute_status(isvc: Obj, applied: Sequence[Obj], urls: dict[str, Any] | None, error: str = "",
-                   error_reason: str = "ApplyFailed", now: str = "") -> dict[str, Any]:
+def compute_status(
+    isvc: Obj,
+    applied: Sequence[Obj],
+    urls: dict[str, Any] | None,
+    error: str = "",
+    error_reason: str = "ApplyFailed",
+    now: str = "",
+) -> dict[str, Any]:
     """The ``status`` block to write; ``applied`` is the server's view of every member after the apply."""
     generation = (isvc.get("metadata") or {}).get("generation")
     conditions: list[dict[str, Any]] = []
     all_ok = not error
     for comp in components_of(isvc):
-        workloads = [o for o in applied if _kind(o) in _WORKLOAD_KINDS
-                     and ((o.get("metadata") or {}).get("labels") or {}).get(C.LABEL_COMPONENT) == comp]
+        workloads = [
+            o
+            for o in applied
+            if _kind(o) in _WORKLOAD_KINDS
+            and ((o.get("metadata") or {}).get("labels") or {}).get(C.LABEL_COMPONENT) == comp
+        ]
         states = [(o, kstatus.compute(o)) for o in workloads]
         bad = [(o, s) for o, s in states if s.state != kstatus.CURRENT]
         ok = bool(workloads) and not bad and not error
@@ -67,14 +78,21 @@ def compute_status(isvc: Obj, applied: Sequence[Obj], urls: dict[str, Any] | Non
     ingress = [(o, kstatus.compute(o)) for o in applied if _kind(o) in _INGRESS_KINDS]
     bad_ingress = [(o, s) for o, s in ingress if s.state != kstatus.CURRENT]
     ingress_ok = not bad_ingress and not error
-    message = error or (f"{bad_ingress[0][0].get('kind')}/{bad_ingress[0][0]['metadata']['name']}: "
-                        f"{bad_ingress[0][1].message}" if bad_ingress else "")
-    conditions.append(_condition("IngressReady", ingress_ok, error_reason if error else "InProgress", message,
-                                 generation))
+    message = error or (
+        f"{bad_ingress[0][0].get('kind')}/{bad_ingress[0][0]['metadata']['name']}: {bad_ingress[0][1].message}"
+        if bad_ingress
+        else ""
+    )
+    conditions.append(
+        _condition("IngressReady", ingress_ok, error_reason if error else "InProgress", message, generation)
+    )
     all_ok = all_ok and ingress_ok
     not_ready = next((c for c in conditions if c["status"] != "True"), None)
-    conditions.append(_condition("Ready", all_ok, (not_ready or {}).get("reason", ""),
-                                 (not_ready or {}).get("message", ""), generation))
+    conditions.append(
+        _condition(
+            "Ready", all_ok, (not_ready or {}).get("reason", ""), (not_ready or {}).get("message", ""), generation
+        )
+    )
     conditions.sort(key=lambda c: c["type"])
     previous = {c.get("type"): c for c in ((isvc.get("status") or {}).get("conditions") or [])}
     for cond in conditions:

@@ -19,8 +19,9 @@ K = TypeVar("K", bound=Hashable)
 
 
 class RateLimitedQueue(Generic[K]):
-    def __init__(self, base_delay: float = 0.5, max_delay: float = 300.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, base_delay: float = 0.5, max_delay: float = 300.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.base_delay, self.max_delay, self.clock = base_delay, max_delay, clock
         self._cond = threading.Condition()
         self._queue: collections.deque[K] = collections.deque()
@@ -56,7 +57,7 @@ class RateLimitedQueue(Generic[K]):
         with self._cond:
             failures = self._failures.get(key, 0)
             self._failures[key] = failures + 1
-        delay = min(self.base_delay * (2 ** failures), self.max_delay)
+        delay = min(self.base_delay * (2**failures), self.max_delay)
         self.add_after(key, delay)
         return delay
 

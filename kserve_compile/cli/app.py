@@ -1,6 +1,5 @@
 """The typer app: every command module registers its commands on it."""
 
-
 from __future__ import annotations
 
 import os
@@ -37,8 +36,8 @@ def _register_commands() -> None:
     from .compile_commands import register as register_compile
     from .explain_command import register as register_explain
     from .graph_command import register as register_graph
-    from .migrate_command import register as register_migrate
     from .krm_command import register as register_fn
+    from .migrate_command import register as register_migrate
 
     register_compile(app)
     register_explain(app)

@@ -29,7 +29,9 @@ _OUTPUT_DIR = typer.Option(
     None, "--output-dir", help="Write one file per object (named after it) plus a kustomization.yaml in apply order."
 )
 _CHECK = typer.Option(
-    False, "--check", help="With --output-dir: write nothing; exit 0 if the directory is current, 1 (listing the stale files) if not."
+    False,
+    "--check",
+    help="With --output-dir: write nothing; exit 0 if the directory is current, 1 (listing the stale files) if not.",
 )
 _STATUS_FILES = typer.Argument(..., help="InferenceService YAML files, directories, or -.")
 _STATUS_OUTPUT = typer.Option(StatusFormat.text, "-o", "--output", help="text, json or yaml.")

@@ -34,7 +34,9 @@ def offline_diff(files: Sequence[str], config: str | None, namespace: str | None
     if output not in OUTPUTS:
         raise UsageError(f"-o/--output must be one of {', '.join(OUTPUTS)} for an offline diff, got {output!r}")
     if len(files) != 2:
-        raise UsageError("offline diff takes exactly two paths (A B; a path may be REV:path); use --cluster to compare with a cluster")
+        raise UsageError(
+            "offline diff takes exactly two paths (A B; a path may be REV:path); use --cluster to compare with a cluster"
+        )
     try:
         before, after = (_render_side(side, config, namespace) for side in files)
     except CompileError as exc:

@@ -143,7 +143,9 @@ def guarded(body: Callable[[], int | None], error_format: ErrorFormat = ErrorFor
     except typer.Exit:
         raise
     except CompileError as exc:
-        code = _exit_for(CompileError([p for p in exc.problems if p.severity == "error"]) if quiet else exc, error_format)
+        code = _exit_for(
+            CompileError([p for p in exc.problems if p.severity == "error"]) if quiet else exc, error_format
+        )
     except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 - the CLI's last line of defence
         code = _exit_for(exc, error_format)
     raise typer.Exit(code)

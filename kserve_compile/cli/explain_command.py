@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sys
 from enum import Enum
-from typing import List, Optional
 
 import typer
 
@@ -18,11 +17,17 @@ class ExplainFormat(str, Enum):
 
 
 def explain(
-    files: List[str] = typer.Argument(..., help="The inputs, as for render: files, directories, or - for stdin."),
-    config: Optional[str] = typer.Option(None, "--config", help="The inferenceservice-config ConfigMap to use."),
-    obj: Optional[str] = typer.Option(None, "--object", help="Only this rendered object: Kind/name or Kind/namespace/name."),
-    field: Optional[str] = typer.Option(None, "--field", help="Only this field (e.g. spec.template.spec.containers[0].image): its whole chain."),
-    output: ExplainFormat = typer.Option(ExplainFormat.yaml, "-o", "--output", help="yaml (origins as comments) or json."),
+    files: list[str] = typer.Argument(..., help="The inputs, as for render: files, directories, or - for stdin."),
+    config: str | None = typer.Option(None, "--config", help="The inferenceservice-config ConfigMap to use."),
+    obj: str | None = typer.Option(
+        None, "--object", help="Only this rendered object: Kind/name or Kind/namespace/name."
+    ),
+    field: str | None = typer.Option(
+        None, "--field", help="Only this field (e.g. spec.template.spec.containers[0].image): its whole chain."
+    ),
+    output: ExplainFormat = typer.Option(
+        ExplainFormat.yaml, "-o", "--output", help="yaml (origins as comments) or json."
+    ),
 ) -> None:
     """Show where every rendered value comes from: an input field, a ConfigMap key, a runtime, a KServe default, or
     the pod webhook — and, with --field, what each value replaced."""
@@ -41,8 +46,15 @@ def explain(
         if field is not None:
             found = [(o, field_origin(o, field)) for o in objects]
             if output is ExplainFormat.json:
-                payload = [{"object": f"{o['kind']}/{o['metadata'].get('namespace', '')}/{o['metadata']['name']}",
-                            "field": f.path, "value": f.value, "chain": [c.as_dict() for c in f.chain]} for o, f in found]
+                payload = [
+                    {
+                        "object": f"{o['kind']}/{o['metadata'].get('namespace', '')}/{o['metadata']['name']}",
+                        "field": f.path,
+                        "value": f.value,
+                        "chain": [c.as_dict() for c in f.chain],
+                    }
+                    for o, f in found
+                ]
                 sys.stdout.write(json.dumps(payload, indent=2) + "\n")
             else:
                 sys.stdout.write("".join(describe_field(o, f) for o, f in found))

@@ -14,6 +14,7 @@ import typer
 
 from .exits import guarded
 
+
 def _request_body(data: str) -> bytes:
     """``--data``: JSON text, ``@FILE``, or ``@-`` for stdin."""
     from ..errors import UsageError
@@ -42,14 +43,31 @@ def _headers(values: list[str]) -> list[tuple[str, str]]:
 
 
 def run_command(
-    files: Annotated[list[str], typer.Argument(help="The InferenceGraph and the InferenceServices it names (files, directories or -).")],
-    backend: Annotated[list[str] | None, typer.Option("--backend", "-b", help="NAME=URL: the isvc (or serviceUrl host) NAME is served at URL.")] = None,
-    model: Annotated[list[str] | None, typer.Option("--model", help="NAME=PATH: start python -m server with this ONNX model for isvc NAME.")] = None,
-    name: Annotated[str | None, typer.Option("--name", help="The InferenceGraph to run when the inputs hold several.")] = None,
+    files: Annotated[
+        list[str],
+        typer.Argument(help="The InferenceGraph and the InferenceServices it names (files, directories or -)."),
+    ],
+    backend: Annotated[
+        list[str] | None,
+        typer.Option("--backend", "-b", help="NAME=URL: the isvc (or serviceUrl host) NAME is served at URL."),
+    ] = None,
+    model: Annotated[
+        list[str] | None,
+        typer.Option("--model", help="NAME=PATH: start python -m server with this ONNX model for isvc NAME."),
+    ] = None,
+    name: Annotated[
+        str | None, typer.Option("--name", help="The InferenceGraph to run when the inputs hold several.")
+    ] = None,
     port: Annotated[int, typer.Option("--port", help="Port the graph is served on (127.0.0.1).")] = 8080,
-    data: Annotated[str | None, typer.Option("--data", "-d", help="Send one request (JSON, @FILE or @-), print the answer, exit.")] = None,
-    header: Annotated[list[str] | None, typer.Option("-H", "--header", help="'Name: value' header of the --data request.")] = None,
-    trace: Annotated[bool, typer.Option("--trace", help="Print each step's request, response, status and time (stderr).")] = False,
+    data: Annotated[
+        str | None, typer.Option("--data", "-d", help="Send one request (JSON, @FILE or @-), print the answer, exit.")
+    ] = None,
+    header: Annotated[
+        list[str] | None, typer.Option("-H", "--header", help="'Name: value' header of the --data request.")
+    ] = None,
+    trace: Annotated[
+        bool, typer.Option("--trace", help="Print each step's request, response, status and time (stderr).")
+    ] = False,
 ) -> None:
     """Run an InferenceGraph on this machine, its steps pointed at local model servers."""
 
@@ -62,16 +80,28 @@ def run_command(
         try:
             import router  # noqa: F401 - the router needs aiohttp (the "router" extra)
         except ImportError as exc:
-            raise UsageError(f"graph run needs the router's dependencies: pip install 'kserve-compile[router]' ({exc})") from None
+            raise UsageError(
+                f"graph run needs the router's dependencies: pip install 'kserve-compile[router]' ({exc})"
+            ) from None
         request = _request_body(data) if data is not None else None
-        plan = local.plan_local(files, local.parse_pairs(backend or [], "--backend"), local.parse_pairs(model or [], "--model"),
-                                name=name)
+        plan = local.plan_local(
+            files, local.parse_pairs(backend or [], "--backend"), local.parse_pairs(model or [], "--model"), name=name
+        )
         for note in plan.notes:
             sys.stderr.write(f"note: {note}\n")
         procs = local.start_models(plan.models, sys.stderr)
         try:
-            return asyncio.run(local.run_local(plan, port=port, data=request, headers=_headers(header or []), trace=trace,
-                                         out=sys.stdout, err=sys.stderr))
+            return asyncio.run(
+                local.run_local(
+                    plan,
+                    port=port,
+                    data=request,
+                    headers=_headers(header or []),
+                    trace=trace,
+                    out=sys.stdout,
+                    err=sys.stderr,
+                )
+            )
         finally:
             local.stop_models(procs)
 
@@ -81,7 +111,9 @@ def run_command(
 def show_command(
     files: Annotated[list[str], typer.Argument(help="Files or directories holding the InferenceGraph (or -).")],
     output: Annotated[str, typer.Option("-o", "--output", help="mermaid or svg.")] = "mermaid",
-    name: Annotated[str | None, typer.Option("--name", help="The InferenceGraph to draw when the inputs hold several.")] = None,
+    name: Annotated[
+        str | None, typer.Option("--name", help="The InferenceGraph to draw when the inputs hold several.")
+    ] = None,
 ) -> None:
     """Draw an InferenceGraph: nodes, router types, weights, conditions, Hard/Soft dependencies."""
 

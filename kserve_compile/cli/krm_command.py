@@ -56,8 +56,17 @@ def _problems(out: dict) -> list:
             ref = r.get("resourceRef") or {}
             line = int((r.get("tags") or {}).get("line", 0))
             col = int((r.get("tags") or {}).get("column", 0))
-            found.append(Problem(r["message"], (r.get("field") or {}).get("path", ""), ref.get("kind", ""), ref.get("name", ""),
-                                 (r.get("file") or {}).get("path", ""), line, col))
+            found.append(
+                Problem(
+                    r["message"],
+                    (r.get("field") or {}).get("path", ""),
+                    ref.get("kind", ""),
+                    ref.get("name", ""),
+                    (r.get("file") or {}).get("path", ""),
+                    line,
+                    col,
+                )
+            )
     return found
 
 

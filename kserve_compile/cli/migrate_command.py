@@ -25,14 +25,24 @@ class MigrateFormat(str, Enum):
 
 
 def migrate(
-    files: Annotated[list[str], typer.Argument(help="YAML/JSON files or directories to rewrite (- reads stdin; needs --dry-run).")],
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the changes instead of writing; exit 1 when there are some.")] = False,
+    files: Annotated[
+        list[str], typer.Argument(help="YAML/JSON files or directories to rewrite (- reads stdin; needs --dry-run).")
+    ],
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the changes instead of writing; exit 1 when there are some.")
+    ] = False,
     output: Annotated[
         MigrateFormat | None,
-        typer.Option("-o", "--output", help="diff (unified, the default with --dry-run) or json-patch (RFC 6902 per object)."),
+        typer.Option(
+            "-o", "--output", help="diff (unified, the default with --dry-run) or json-patch (RFC 6902 per object)."
+        ),
     ] = None,
-    config: Annotated[str | None, typer.Option("--config", help="The inferenceservice-config ConfigMap the webhook reads.")] = None,
-    error_format: Annotated[ErrorFormat, typer.Option("--error-format", help="text, json or github.")] = ErrorFormat.text,
+    config: Annotated[
+        str | None, typer.Option("--config", help="The inferenceservice-config ConfigMap the webhook reads.")
+    ] = None,
+    error_format: Annotated[
+        ErrorFormat, typer.Option("--error-format", help="text, json or github.")
+    ] = ErrorFormat.text,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Do not print warnings or the summary.")] = False,
 ) -> None:
     """Rewrite InferenceServices to the form KServe stores (legacy deploymentMode names, predictor.<framework> →

@@ -12,12 +12,21 @@ from .exits import ErrorFormat
 if TYPE_CHECKING:
     from ..run import RunOptions
 
-CONFIG = typer.Option(None, "--config", help="The inferenceservice-config ConfigMap to use instead of KServe's shipped one.")
-NAMESPACE = typer.Option(
-    None, "-n", "--namespace", help="Namespace of every namespaced input that names none (default: default); hosts follow."
+CONFIG = typer.Option(
+    None, "--config", help="The inferenceservice-config ConfigMap to use instead of KServe's shipped one."
 )
-STRICT = typer.Option(False, "--strict", help="Refuse objects that are not KServe inputs instead of passing them through.")
-QUIET = typer.Option(False, "-q", "--quiet", help="Print no warnings or notes, and no progress (errors are always printed).")
+NAMESPACE = typer.Option(
+    None,
+    "-n",
+    "--namespace",
+    help="Namespace of every namespaced input that names none (default: default); hosts follow.",
+)
+STRICT = typer.Option(
+    False, "--strict", help="Refuse objects that are not KServe inputs instead of passing them through."
+)
+QUIET = typer.Option(
+    False, "-q", "--quiet", help="Print no warnings or notes, and no progress (errors are always printed)."
+)
 ERROR_FORMAT = typer.Option(ErrorFormat.text, "--error-format", help="text, json or github.")
 
 

@@ -64,7 +64,9 @@ def planned_files(objs: Iterable[dict]) -> dict[str, str]:
         name = object_file_name(obj)
         ref = "/".join(p for p in identity(obj, i) if p)
         if name in files:
-            raise UsageError(f"--output-dir: {owners[name]} and {ref} would both be written to {name} (the same object twice?)")
+            raise UsageError(
+                f"--output-dir: {owners[name]} and {ref} would both be written to {name} (the same object twice?)"
+            )
         files[name] = _FILE_HEADER + dump_yaml([obj])
         owners[name] = ref
     files[KUSTOMIZATION] = _KUSTOMIZATION_HEADER + yaml_document(
@@ -92,7 +94,11 @@ class Changes:
         return bool(self.added or self.changed or self.removed)
 
     def lines(self) -> list[str]:
-        return [f"{what}: {name}" for what, names in (("added", self.added), ("changed", self.changed), ("removed", self.removed)) for name in names]
+        return [
+            f"{what}: {name}"
+            for what, names in (("added", self.added), ("changed", self.changed), ("removed", self.removed))
+            for name in names
+        ]
 
     def summary(self) -> str:
         return f"{len(self.added)} added, {len(self.changed)} changed, {len(self.removed)} removed"
@@ -193,7 +199,9 @@ def _listed(target: Path, shown: str) -> list[str]:
     except (yaml.YAMLError, AttributeError):
         listed = None
     if not isinstance(listed, list) or not all(isinstance(n, str) and "/" not in n for n in listed):
-        raise UsageError(f"refusing to overwrite --output-dir {shown}: its {KUSTOMIZATION} cannot be read; choose a new or empty directory")
+        raise UsageError(
+            f"refusing to overwrite --output-dir {shown}: its {KUSTOMIZATION} cannot be read; choose a new or empty directory"
+        )
     return [n for n in listed if n != KUSTOMIZATION]
 
 

@@ -52,7 +52,7 @@ _MAX_SIMPLE_KEY = 1000  # YAML readers refuse implicit keys over 1024 characters
 
 
 def _escape_nasty(match: re.Match[str]) -> str:
-    return "\\u%04x" % ord(match.group())
+    return f"\\u{ord(match.group()):04x}"
 
 
 def _quoted(s: str) -> str:

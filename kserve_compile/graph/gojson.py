@@ -34,7 +34,11 @@ K8S_TYPES: dict[str, tuple[Field, ...]] = {
         ("matchExpressions", ["NodeSelectorRequirement"], "omit"),
         ("matchFields", ["NodeSelectorRequirement"], "omit"),
     ),
-    "NodeSelectorRequirement": (("key", "string", "keep"), ("operator", "string", "keep"), ("values", ["string"], "omit")),
+    "NodeSelectorRequirement": (
+        ("key", "string", "keep"),
+        ("operator", "string", "keep"),
+        ("values", ["string"], "omit"),
+    ),
     "PreferredSchedulingTerm": (("weight", "int", "keep"), ("preference", "NodeSelectorTerm", "keep")),
     "PodAffinity": (
         ("requiredDuringSchedulingIgnoredDuringExecution", ["PodAffinityTerm"], "omit"),
@@ -50,7 +54,11 @@ K8S_TYPES: dict[str, tuple[Field, ...]] = {
     ),
     "WeightedPodAffinityTerm": (("weight", "int", "keep"), ("podAffinityTerm", "PodAffinityTerm", "keep")),
     "LabelSelector": (("matchLabels", {"string"}, "omit"), ("matchExpressions", ["LabelSelectorRequirement"], "omit")),
-    "LabelSelectorRequirement": (("key", "string", "keep"), ("operator", "string", "keep"), ("values", ["string"], "omit")),
+    "LabelSelectorRequirement": (
+        ("key", "string", "keep"),
+        ("operator", "string", "keep"),
+        ("values", ["string"], "omit"),
+    ),
     "Toleration": (
         ("key", "string", "omit"),
         ("operator", "string", "omit"),
@@ -132,9 +140,14 @@ def _zero(kind: Any, path: str) -> Any:
 
 
 def _type_name(value: Any) -> str:
-    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean", int: "an integer", float: "a number"}.get(
-        type(value), type(value).__name__
-    )
+    return {
+        dict: "a mapping",
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+    }.get(type(value), type(value).__name__)
 
 
 # --- text ---------------------------------------------------------------------------------------------------------
@@ -178,7 +191,13 @@ def go_dumps(value: Any, *, short_bf: bool = True) -> str:
     if isinstance(value, str):
         return go_string(value, short_bf=short_bf)
     if isinstance(value, Mapping):
-        return "{" + ",".join(f"{go_string(str(k), short_bf=short_bf)}:{go_dumps(v, short_bf=short_bf)}" for k, v in value.items()) + "}"
+        return (
+            "{"
+            + ",".join(
+                f"{go_string(str(k), short_bf=short_bf)}:{go_dumps(v, short_bf=short_bf)}" for k, v in value.items()
+            )
+            + "}"
+        )
     if isinstance(value, (list, tuple)):
         return "[" + ",".join(go_dumps(v, short_bf=short_bf) for v in value) + "]"
     raise TypeError(f"cannot write {type(value).__name__} as Go JSON")

@@ -50,7 +50,7 @@ def resolve_service_urls(graph: InferenceGraph, isvc_urls: Mapping[tuple[str, st
                 path = f"spec.nodes.{node_name}.steps[{i}].serviceName"
                 if target is None:
                     raise InputError(
-                        f'Failed to find graph service {step.service_name}: {where} names InferenceService '
+                        f"Failed to find graph service {step.service_name}: {where} names InferenceService "
                         f'"{namespace}/{step.service_name}", which is not among the inputs',
                         path,
                     )
@@ -78,15 +78,22 @@ def _spec_data(spec: GraphSpec) -> dict[str, Any]:
             if node.steps:
                 router["steps"] = [_step_data(step) for step in node.steps]
             nodes[name] = router
-    out: dict[str, Any] = {"nodes": nodes, "resources": normalize(spec.resources or {}, "ResourceRequirements", "spec.resources")}
+    out: dict[str, Any] = {
+        "nodes": nodes,
+        "resources": normalize(spec.resources or {}, "ResourceRequirements", "spec.resources"),
+    }
     if spec.affinity is not None:
         out["affinity"] = normalize(spec.affinity, "Affinity", "spec.affinity")
     if spec.timeout is not None:
         out["timeout"] = spec.timeout
     if spec.router_timeouts is not None:
         t = spec.router_timeouts
-        fields = (("serverRead", t.server_read), ("serverWrite", t.server_write), ("serverIdle", t.server_idle),
-                  ("serviceClient", t.service_client))
+        fields = (
+            ("serverRead", t.server_read),
+            ("serverWrite", t.server_write),
+            ("serverIdle", t.server_idle),
+            ("serviceClient", t.service_client),
+        )
         out["routerTimeouts"] = {k: v for k, v in fields if v is not None}
     if spec.min_replicas is not None:
         out["minReplicas"] = spec.min_replicas
@@ -109,8 +116,13 @@ def _spec_data(spec: GraphSpec) -> dict[str, Any]:
 
 def _step_data(step: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for key, value in (("name", step.name), ("nodeName", step.node_name), ("serviceName", step.service_name),
-                       ("serviceUrl", step.service_url), ("data", step.data)):
+    for key, value in (
+        ("name", step.name),
+        ("nodeName", step.node_name),
+        ("serviceName", step.service_name),
+        ("serviceUrl", step.service_url),
+        ("data", step.data),
+    ):
         if value:
             out[key] = value
     if step.map_predictions_to_instances:
@@ -129,10 +141,16 @@ def _step_data(step: Any) -> dict[str, Any]:
 
 def check_router_config(router: RouterConfig) -> None:
     """``getRouterConfigs``: all four resource defaults must be quantities, whatever the graph asks for."""
-    for key, value in (("memoryRequest", router.memory_request), ("memoryLimit", router.memory_limit),
-                       ("cpuRequest", router.cpu_request), ("cpuLimit", router.cpu_limit)):
+    for key, value in (
+        ("memoryRequest", router.memory_request),
+        ("memoryLimit", router.memory_limit),
+        ("cpuRequest", router.cpu_request),
+        ("cpuLimit", router.cpu_limit),
+    ):
         if not is_quantity(value):
-            raise InputError(f'Failed to parse resource configuration for router: "{QUANTITY_FORMAT_ERROR}"', f"data.router.{key}")
+            raise InputError(
+                f'Failed to parse resource configuration for router: "{QUANTITY_FORMAT_ERROR}"', f"data.router.{key}"
+            )
 
 
 def router_resources(spec: GraphSpec, router: RouterConfig) -> dict[str, Any]:
@@ -142,7 +160,10 @@ def router_resources(spec: GraphSpec, router: RouterConfig) -> dict[str, Any]:
         return {k: given[k] for k in ("limits", "requests") if k in given}
     return {
         "limits": {"cpu": canonical_quantity(router.cpu_limit), "memory": canonical_quantity(router.memory_limit)},
-        "requests": {"cpu": canonical_quantity(router.cpu_request), "memory": canonical_quantity(router.memory_request)},
+        "requests": {
+            "cpu": canonical_quantity(router.cpu_request),
+            "memory": canonical_quantity(router.memory_request),
+        },
     }
 
 
@@ -225,7 +246,10 @@ def render_graph(
     """
     validate_graph(graph)
     if mode not in (C.MODE_STANDARD, C.MODE_KNATIVE):
-        raise InputError(f"deployment mode {mode} is not supported for an InferenceGraph", f"metadata.annotations[{C.ANN_DEPLOYMENT_MODE}]")
+        raise InputError(
+            f"deployment mode {mode} is not supported for an InferenceGraph",
+            f"metadata.annotations[{C.ANN_DEPLOYMENT_MODE}]",
+        )
     if is_stopped(graph):
         return []
     check_router_config(config.router)
@@ -237,7 +261,10 @@ def render_graph(
 
 def _extension(spec: GraphSpec) -> ComponentExtension:
     return ComponentExtension(
-        min_replicas=spec.min_replicas, max_replicas=spec.max_replicas, scale_target=spec.scale_target, scale_metric=spec.scale_metric
+        min_replicas=spec.min_replicas,
+        max_replicas=spec.max_replicas,
+        scale_target=spec.scale_target,
+        scale_metric=spec.scale_metric,
     )
 
 

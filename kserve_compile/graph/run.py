@@ -130,8 +130,14 @@ def isvc_targets(ctx: Any, namespace: str, problems: list[Problem]) -> dict[str,
     return out
 
 
-def plan_local(paths: Sequence[str], backends: Mapping[str, str], models: Mapping[str, str], *,
-               name: str | None = None, port_for: Callable[[], int] = free_port) -> LocalPlan:
+def plan_local(
+    paths: Sequence[str],
+    backends: Mapping[str, str],
+    models: Mapping[str, str],
+    *,
+    name: str | None = None,
+    port_for: Callable[[], int] = free_port,
+) -> LocalPlan:
     """Where each step of the graph goes; raises :class:`CompileError` naming every step that has nowhere to go."""
     graph, doc, ctx = load_graph(paths, name)
     problems: list[Problem] = []
@@ -159,9 +165,15 @@ def plan_local(paths: Sequence[str], backends: Mapping[str, str], models: Mappin
     return LocalPlan(graph, spec, tuple(started.values()), tuple(notes), headers)
 
 
-def _step_url(step: Any, backends: Mapping[str, str], models: Mapping[str, str],
-              targets: Mapping[str, tuple[IsvcTarget, Any, Document]], started: dict[str, LocalModel],
-              port_for: Callable[[], int], notes: list[str]) -> str:
+def _step_url(
+    step: Any,
+    backends: Mapping[str, str],
+    models: Mapping[str, str],
+    targets: Mapping[str, tuple[IsvcTarget, Any, Document]],
+    started: dict[str, LocalModel],
+    port_for: Callable[[], int],
+    notes: list[str],
+) -> str:
     if step.node_name:
         return ""
     if step.service_name:
@@ -169,9 +181,14 @@ def _step_url(step: Any, backends: Mapping[str, str], models: Mapping[str, str],
     return _service_url(step.service_url, backends, notes)
 
 
-def _service_name_url(isvc: str, backends: Mapping[str, str], models: Mapping[str, str],
-                      targets: Mapping[str, tuple[IsvcTarget, Any, Document]], started: dict[str, LocalModel],
-                      port_for: Callable[[], int]) -> str:
+def _service_name_url(
+    isvc: str,
+    backends: Mapping[str, str],
+    models: Mapping[str, str],
+    targets: Mapping[str, tuple[IsvcTarget, Any, Document]],
+    started: dict[str, LocalModel],
+    port_for: Callable[[], int],
+) -> str:
     known = targets.get(isvc)
     target = known[0] if known else IsvcTarget("", C.PROTOCOL_V1, isvc)
     path = predict_path(target.model_name, target.protocol)
@@ -179,9 +196,14 @@ def _service_name_url(isvc: str, backends: Mapping[str, str], models: Mapping[st
         return _join(backends[isvc], path)
     model_path = models.get(isvc) or (_local_storage(known) if known else None)
     if model_path is None:
-        given = "the InferenceService is not among the inputs" if known is None else "its storageUri is not a local path"
-        raise InputError(f'step names InferenceService "{isvc}", which has no local backend ({given}): '
-                         f"pass --backend {isvc}=URL or --model {isvc}=PATH/TO/model.onnx", "serviceName")
+        given = (
+            "the InferenceService is not among the inputs" if known is None else "its storageUri is not a local path"
+        )
+        raise InputError(
+            f'step names InferenceService "{isvc}", which has no local backend ({given}): '
+            f"pass --backend {isvc}=URL or --model {isvc}=PATH/TO/model.onnx",
+            "serviceName",
+        )
     if isvc not in started:
         started[isvc] = LocalModel(isvc, _model_dir(model_path), target.model_name, port_for())
     return f"http://127.0.0.1:{started[isvc].port}{path}"
@@ -195,7 +217,9 @@ def _service_url(url: str, backends: Mapping[str, str], notes: list[str]) -> str
             tail = urlunsplit(("", "", parts.path, parts.query, ""))
             return _join(backends[key], tail)
     if host not in LOCAL_HOSTS:
-        notes.append(f"step URL {url} is not local; pass --backend {host.split('.')[0]}=URL to point it at a local server")
+        notes.append(
+            f"step URL {url} is not local; pass --backend {host.split('.')[0]}=URL to point it at a local server"
+        )
     return url
 
 
@@ -254,8 +278,23 @@ def start_models(models: Sequence[LocalModel], err: IO[str]) -> list[subprocess.
     procs: list[subprocess.Popen[bytes]] = []
     try:
         for m in models:
-            argv = [sys.executable, "-m", "server", "--model_dir", m.model_dir, "--model_name", m.model_name,
-                    "--http_port", str(m.port), "--enable_grpc", "false", "--host", "127.0.0.1", "--workers", "1"]
+            argv = [
+                sys.executable,
+                "-m",
+                "server",
+                "--model_dir",
+                m.model_dir,
+                "--model_name",
+                m.model_name,
+                "--http_port",
+                str(m.port),
+                "--enable_grpc",
+                "false",
+                "--host",
+                "127.0.0.1",
+                "--workers",
+                "1",
+            ]
             err.write(f"starting model server for InferenceService {m.isvc}: {m.model_dir} on port {m.port}\n")
             procs.append(subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))
         for m, proc in zip(models, procs):
@@ -272,8 +311,9 @@ def _wait_ready(model: LocalModel, proc: subprocess.Popen[bytes]) -> None:
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             tail = (proc.stderr.read() if proc.stderr else b"").decode(errors="replace").strip().splitlines()[-5:]
-            raise UsageError(f"the model server for InferenceService {model.isvc} exited ({proc.returncode}): "
-                             + " | ".join(tail))
+            raise UsageError(
+                f"the model server for InferenceService {model.isvc} exited ({proc.returncode}): " + " | ".join(tail)
+            )
         try:
             with urllib.request.urlopen(url, timeout=2) as resp:
                 if resp.status == 200:
@@ -281,7 +321,9 @@ def _wait_ready(model: LocalModel, proc: subprocess.Popen[bytes]) -> None:
         except (urllib.error.URLError, OSError):
             pass
         time.sleep(0.2)
-    raise UsageError(f"the model server for InferenceService {model.isvc} was not ready within {SERVER_READY_TIMEOUT_S:.0f}s")
+    raise UsageError(
+        f"the model server for InferenceService {model.isvc} was not ready within {SERVER_READY_TIMEOUT_S:.0f}s"
+    )
 
 
 def stop_models(procs: Sequence[subprocess.Popen[bytes]]) -> None:
@@ -300,7 +342,7 @@ def trace_printer(err: IO[str]) -> Callable[[Any], None]:
     """``--trace``: one block per executed step (the router's :class:`router.TraceEvent`)."""
 
     def show(event: Any) -> None:
-        label = f'{event.node}[{event.index}]' + (f' "{event.step.name}"' if event.step.name else "")
+        label = f"{event.node}[{event.index}]" + (f' "{event.step.name}"' if event.step.name else "")
         outcome = f"{event.status}" if not event.error else f"failed: {event.error}"
         err.write(f"trace: {label} -> {event.target}: {outcome} in {event.seconds * 1000:.1f} ms\n")
         err.write(f"  request:  {_preview(event.request)}\n")
@@ -318,8 +360,16 @@ def _preview(body: bytes) -> str:
     return text
 
 
-async def run_local(plan: LocalPlan, *, port: int, data: bytes | None, headers: Sequence[tuple[str, str]],
-                    trace: bool, out: IO[str], err: IO[str]) -> int:
+async def run_local(
+    plan: LocalPlan,
+    *,
+    port: int,
+    data: bytes | None,
+    headers: Sequence[tuple[str, str]],
+    trace: bool,
+    out: IO[str],
+    err: IO[str],
+) -> int:
     """Serve the graph on ``port`` until interrupted, or (``data``) send one request, print the answer and exit
     0 for a 2xx status, 1 otherwise."""
     from router import Router, parse_graph
@@ -328,8 +378,9 @@ async def run_local(plan: LocalPlan, *, port: int, data: bytes | None, headers: 
 
     graph = parse_graph(plan.graph_json)
     patterns, _ = compile_patterns(plan.propagate_headers)
-    router = Router(graph, ServiceClient(graph.timeouts.service_client), patterns,
-                    tracer=trace_printer(err) if trace else None)
+    router = Router(
+        graph, ServiceClient(graph.timeouts.service_client), patterns, tracer=trace_printer(err) if trace else None
+    )
     if data is not None:
         await router.client.start()
         try:
@@ -345,5 +396,3 @@ async def run_local(plan: LocalPlan, *, port: int, data: bytes | None, headers: 
     err.flush()
     await server.serve()
     return 0
-
-

@@ -81,8 +81,12 @@ def parts(graph: InferenceGraph) -> tuple[list[Box], list[Edge]]:
     for name in node_order(graph):
         node = nodes[name]
         steps = node.steps or []
-        boxes[f"node:{name}"] = Box(f"node:{name}", f"{name} ({node.router_type})",
-                                    tuple(f"{i}: {step_label(i, s)}" for i, s in enumerate(steps)), "router")
+        boxes[f"node:{name}"] = Box(
+            f"node:{name}",
+            f"{name} ({node.router_type})",
+            tuple(f"{i}: {step_label(i, s)}" for i, s in enumerate(steps)),
+            "router",
+        )
         for i, step in enumerate(steps):
             target, title = step_target(step)
             if target not in boxes and not step.node_name:
@@ -175,11 +179,15 @@ def to_svg(graph: InferenceGraph) -> str:
     width = max((p.x + p.w for p in placed.values()), default=0) + PAD
     height = max((p.y + p.h for p in placed.values()), default=0) + PAD
     out = [
-        (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
-         f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="monospace" font-size="12">'),
+        (
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
+            f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="monospace" font-size="12">'
+        ),
         f"<title>InferenceGraph {escape(graph.namespace)}/{escape(graph.metadata.name)}</title>",
-        ('<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="8" markerHeight="8" '
-         'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#333"/></marker></defs>'),
+        (
+            '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="8" markerHeight="8" '
+            'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#333"/></marker></defs>'
+        ),
     ]
     for p in placed.values():
         out += _svg_box(p)
@@ -192,9 +200,11 @@ def to_svg(graph: InferenceGraph) -> str:
 
 def _svg_box(p: _Placed) -> list[str]:
     fill = "#e8f0fe" if p.box.kind == "router" else "#f1f3f4"
-    out = [f'<g class="{p.box.kind}">',
-           f'<rect x="{p.x:.1f}" y="{p.y:.1f}" width="{p.w:.1f}" height="{p.h:.1f}" rx="6" fill="{fill}" stroke="#333"/>',
-           f'<text x="{p.x + PAD:.1f}" y="{p.y + PAD + 12:.1f}" font-weight="bold">{escape(p.box.title)}</text>']
+    out = [
+        f'<g class="{p.box.kind}">',
+        f'<rect x="{p.x:.1f}" y="{p.y:.1f}" width="{p.w:.1f}" height="{p.h:.1f}" rx="6" fill="{fill}" stroke="#333"/>',
+        f'<text x="{p.x + PAD:.1f}" y="{p.y + PAD + 12:.1f}" font-weight="bold">{escape(p.box.title)}</text>',
+    ]
     for i, line in enumerate(p.box.lines):
         out.append(f'<text x="{p.x + PAD:.1f}" y="{p.y + PAD + 12 + (i + 1) * LINE_H:.1f}">{escape(line)}</text>')
     out.append("</g>")
@@ -209,12 +219,18 @@ def _svg_edge(a: _Placed, b: _Placed, edge: Edge, index: int) -> list[str]:
     dash = "" if edge.hard else ' stroke-dasharray="6 4"'
     width = 2 if edge.hard else 1.2
     label = escape(edge.label.split(", ")[0] + (", Hard" if edge.hard else ""))
-    return [f'<g class="edge {"hard" if edge.hard else "soft"}">',
-            (f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#333" stroke-width="{width}"{dash} '
-             'marker-end="url(#arrow)"/>'),
-            (f'<text x="{(x1 + x2) / 2:.1f}" y="{(y1 + y2) / 2 - 4 - (index % 2) * 12:.1f}" text-anchor="middle" '
-             f'font-size="10">{label}</text>'),
-            "</g>"]
+    return [
+        f'<g class="edge {"hard" if edge.hard else "soft"}">',
+        (
+            f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#333" stroke-width="{width}"{dash} '
+            'marker-end="url(#arrow)"/>'
+        ),
+        (
+            f'<text x="{(x1 + x2) / 2:.1f}" y="{(y1 + y2) / 2 - 4 - (index % 2) * 12:.1f}" text-anchor="middle" '
+            f'font-size="10">{label}</text>'
+        ),
+        "</g>",
+    ]
 
 
 FORMATS: dict[str, Callable[[InferenceGraph], str]] = {"mermaid": to_mermaid, "svg": to_svg}

@@ -122,12 +122,16 @@ def isvc_target(isvc: InferenceService, address_url: str, runtimes: Sequence[Ser
     if model.runtime:
         runtime = _find_runtime(model.runtime, isvc.metadata.namespace or "default", runtimes)
         if runtime is None:
-            return IsvcTarget(address_url, None, name, f"No ServingRuntimes or ClusterServingRuntimes with the name: {model.runtime}")
+            return IsvcTarget(
+                address_url, None, name, f"No ServingRuntimes or ClusterServingRuntimes with the name: {model.runtime}"
+            )
         versions = runtime.spec.protocol_versions or []
         if versions:
             usable = [v for v in versions if v in (C.PROTOCOL_V1, C.PROTOCOL_V2)]
             if not usable:
-                return IsvcTarget(address_url, None, name, "the runtime does not support a protocol compatible with Inference Graphs")
+                return IsvcTarget(
+                    address_url, None, name, "the runtime does not support a protocol compatible with Inference Graphs"
+                )
             protocol = usable[0]
     return IsvcTarget(address_url, protocol, name)
 

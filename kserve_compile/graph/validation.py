@@ -25,7 +25,7 @@ def validate_graph(graph: InferenceGraph) -> None:
         raise InputError(
             f'The InferenceGraph "{name}" is invalid: a InferenceGraph name must consist of lower case alphanumeric '
             "characters or '-', and must start with alphabetical character. "
-            f"(e.g. \"my-name\" or \"abc-123\", regex used for validation is '{GRAPH_NAME_FMT}')",
+            f'(e.g. "my-name" or "abc-123", regex used for validation is \'{GRAPH_NAME_FMT}\')',
             "metadata.name",
         )
     if ROOT_NODE not in nodes:
@@ -51,7 +51,8 @@ def validate_graph(graph: InferenceGraph) -> None:
                 raise InputError(f"{where} does not specify an inference target", f"spec.nodes.{node_name}.steps[{i}]")
             if count != 1:
                 raise InputError(
-                    f"{where} specifies more than one of nodeName, serviceName, serviceUrl", f"spec.nodes.{node_name}.steps[{i}]"
+                    f"{where} specifies more than one of nodeName, serviceName, serviceUrl",
+                    f"spec.nodes.{node_name}.steps[{i}]",
                 )
     for node_name, node in nodes.items():
         if node.router_type != "Splitter":

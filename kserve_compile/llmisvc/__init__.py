@@ -16,10 +16,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..cluster_state import ClusterState
 from ..config import KServeConfig
 from ..errors import InputError, Problem
 from ..parse import Document
-from ..cluster_state import ClusterState
 from .conversion import convert_spec
 from .models import (
     KIND_LLMISVC,
@@ -36,7 +36,12 @@ from .options import LLMOptions, options_from_config
 from .presets import ConfigStore
 from .render import Rendered, ValidationFailed, render_service
 
-SUPPORTED = {(V1ALPHA2, KIND_LLMISVC), (V1ALPHA1, KIND_LLMISVC), (V1ALPHA2, KIND_LLMISVC_CONFIG), (V1ALPHA1, KIND_LLMISVC_CONFIG)}
+SUPPORTED = {
+    (V1ALPHA2, KIND_LLMISVC),
+    (V1ALPHA1, KIND_LLMISVC),
+    (V1ALPHA2, KIND_LLMISVC_CONFIG),
+    (V1ALPHA1, KIND_LLMISVC_CONFIG),
+}
 
 
 @dataclass
@@ -45,7 +50,9 @@ class LLMContext:
 
     config: KServeConfig
     cluster: ClusterState
-    config_data: Mapping[str, Any] | None = None  # the inferenceservice-config data (for ingress and llmisvcCompile keys)
+    config_data: Mapping[str, Any] | None = (
+        None  # the inferenceservice-config data (for ingress and llmisvcCompile keys)
+    )
     configmaps: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # scheduler config ConfigMaps
 
 
@@ -156,7 +163,11 @@ def _load(docs: Sequence[Document], problems: list[Problem]) -> tuple[list[LLMCo
             continue
         key = (doc.kind, doc.namespace or "default", doc.name)
         if key in seen:
-            problems.append(doc.problem(f"{doc.kind} {key[1]}/{key[2]} is defined twice (also in {seen[key].file})", "metadata.name"))
+            problems.append(
+                doc.problem(
+                    f"{doc.kind} {key[1]}/{key[2]} is defined twice (also in {seen[key].file})", "metadata.name"
+                )
+            )
             continue
         seen[key] = doc
         try:
@@ -184,13 +195,25 @@ def _render_one(svc: LLMService, ctx: LLMContext, store: ConfigStore, options: L
     result.services.append((svc, rendered))
 
 
-def llm_status_rows(docs: Sequence[Document], ctx: LLMContext) -> tuple[list[tuple[str, dict[str, Any]]], list[Problem]]:
+def llm_status_rows(
+    docs: Sequence[Document], ctx: LLMContext
+) -> tuple[list[tuple[str, dict[str, Any]]], list[Problem]]:
     """``(namespace/name, status)`` for each LLMInferenceService, as ``kserve-compile status`` prints them."""
     from .status import llm_status
 
     result = render_llm_services(docs, ctx)
-    rows = [(f"{svc.namespace}/{svc.name}", llm_status(svc, rendered, result.options)) for svc, rendered in result.services]
+    rows = [
+        (f"{svc.namespace}/{svc.name}", llm_status(svc, rendered, result.options)) for svc, rendered in result.services
+    ]
     return sorted(rows, key=lambda row: row[0]), result.problems
 
 
-__all__ = ["SUPPORTED", "LLMContext", "LLMResult", "llm_status_rows", "load_service", "referenced_configmaps", "render_llm_services"]
+__all__ = [
+    "SUPPORTED",
+    "LLMContext",
+    "LLMResult",
+    "llm_status_rows",
+    "load_service",
+    "referenced_configmaps",
+    "render_llm_services",
+]

@@ -18,7 +18,9 @@ def inject_ca_bundle(namespace: str, pod: dict[str, Any], init: dict[str, Any], 
     names = {e.get("name"): e.get("value") for e in env if isinstance(e, dict)}
     if not si.ca_bundle_config_map_name and AWS_CA_BUNDLE_CONFIGMAP not in names:
         return
-    config_map = si.ca_bundle_config_map_name if namespace == C.KSERVE_NAMESPACE else C.DEFAULT_GLOBAL_CA_BUNDLE_CONFIGMAP
+    config_map = (
+        si.ca_bundle_config_map_name if namespace == C.KSERVE_NAMESPACE else C.DEFAULT_GLOBAL_CA_BUNDLE_CONFIGMAP
+    )
     mount_path = si.ca_bundle_volume_mount_path or C.DEFAULT_CA_BUNDLE_MOUNT_PATH
     for entry in env:  # the S3 secret's own choices win, as in extractCaBundleConfig
         if entry.get("name") == AWS_CA_BUNDLE_CONFIGMAP:

@@ -104,11 +104,14 @@ def tokenizer_enabled(spec: Spec) -> bool:
     scheduler = get_path(spec, "router", "scheduler")
     if not isinstance(scheduler, dict):
         return False
-    return scheduler.get("tokenizer") is not None or has_plugin(spec, TOKEN_PRODUCER) or has_plugin(spec, PRECISE_PREFIX)
+    return (
+        scheduler.get("tokenizer") is not None or has_plugin(spec, TOKEN_PRODUCER) or has_plugin(spec, PRECISE_PREFIX)
+    )
 
 
 def _topology_presets(spec: Spec) -> list[str]:
     """The single-node / data-parallel / pipeline-parallel template(s) for decode and prefill."""
+
     def pick(workload: Mapping[str, Any], single: str, dp: str, pp: str) -> list[str]:
         if workload.get("worker") is None:
             return [single]
@@ -128,6 +131,7 @@ def _topology_presets(spec: Spec) -> list[str]:
 
 def preset_refs(svc: LLMService, resolved: Spec, options: LLMOptions) -> list[str]:
     """The well-known configs the resolved spec enables, in KServe's order (names pinned where pinned)."""
+
     def name(suffix: str) -> str:
         return P.pinned_name(svc, suffix, options)
 
@@ -147,7 +151,9 @@ def preset_refs(svc: LLMService, resolved: Spec, options: LLMOptions) -> list[st
     return refs + [name(s) for s in _topology_presets(resolved)]
 
 
-def combine(svc: LLMService, store: ConfigStore, options: LLMOptions, configmaps: Mapping[tuple[str, str], dict[str, Any]]) -> Combined:
+def combine(
+    svc: LLMService, store: ConfigStore, options: LLMOptions, configmaps: Mapping[tuple[str, str], dict[str, Any]]
+) -> Combined:
     base_refs = [str((r or {}).get("name", "")) for r in svc.spec.get("baseRefs") or []]
     resolved = clone(svc.spec)
     for ref in base_refs:
@@ -158,11 +164,16 @@ def combine(svc: LLMService, store: ConfigStore, options: LLMOptions, configmaps
     wells = preset_refs(svc, resolved, options)
     configs = [store.get(ref, svc.namespace) for ref in wells + base_refs]
     applied = [
-        {"name": c.name, "namespace": c.namespace, "source": "Preset" if i < len(wells) else "UserRef"} for i, c in enumerate(configs)
+        {"name": c.name, "namespace": c.namespace, "source": "Preset" if i < len(wells) else "UserRef"}
+        for i, c in enumerate(configs)
     ]
     specs = [c.spec for c in configs] + [svc.spec]
     global_config = GlobalConfig(
-        options.system_namespace, options.gateway_name, options.gateway_namespace, options.enable_tls, options.routing_header
+        options.system_namespace,
+        options.gateway_name,
+        options.gateway_namespace,
+        options.enable_tls,
+        options.routing_header,
     )
     data = template_data(svc, svc.spec, global_config, f"{svc.namespace}/{_pool_name(specs, svc.name)}")
     spec = _merge_rendered(specs, data)
@@ -171,7 +182,11 @@ def combine(svc: LLMService, store: ConfigStore, options: LLMOptions, configmaps
     _fix_route(svc, spec)
     cm = _resolve_scheduler_config(svc, spec, configmaps)
     picker = get_path(spec, "router", "scheduler", "pool", "spec", "endpointPickerRef")
-    if isinstance(picker, dict) and not get_path(picker, "port", "number") and picker.get("kind", "") in ("Service", ""):
+    if (
+        isinstance(picker, dict)
+        and not get_path(picker, "port", "number")
+        and picker.get("kind", "") in ("Service", "")
+    ):
         picker["port"] = {"number": 9002}
     return Combined(spec, applied, cm)
 
@@ -205,7 +220,13 @@ def _default_pool_and_sa(svc: LLMService, spec: Spec) -> None:
 
 def _backend_refs(spec: Spec) -> list[dict[str, Any]]:
     rules = get_path(spec, "router", "route", "http", "spec", "rules") or []
-    return [ref for rule in rules if isinstance(rule, dict) for ref in rule.get("backendRefs") or [] if isinstance(ref, dict)]
+    return [
+        ref
+        for rule in rules
+        if isinstance(rule, dict)
+        for ref in rule.get("backendRefs") or []
+        if isinstance(ref, dict)
+    ]
 
 
 def is_default_pool_ref(ref: Mapping[str, Any], name: str) -> bool:
@@ -239,7 +260,9 @@ def _parent_ref(ref: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _resolve_scheduler_config(svc: LLMService, spec: Spec, configmaps: Mapping[tuple[str, str], dict[str, Any]]) -> tuple[str, str] | None:
+def _resolve_scheduler_config(
+    svc: LLMService, spec: Spec, configmaps: Mapping[tuple[str, str], dict[str, Any]]
+) -> tuple[str, str] | None:
     config = get_path(spec, "router", "scheduler", "config")
     ref = config.get("ref") if isinstance(config, dict) else None
     if not isinstance(ref, dict):
@@ -250,14 +273,18 @@ def _resolve_scheduler_config(svc: LLMService, spec: Spec, configmaps: Mapping[t
         found = configmaps.get((P.SYSTEM_NAMESPACE, name))
     if found is None:
         where = f"[{svc.namespace} {P.SYSTEM_NAMESPACE}]" if name.startswith("config-scheduler-") else svc.namespace
-        raise InputError(f"ConfigMap {name!r} (scheduler config) not found in namespaces {where}: give it as an input",
-                         "spec.router.scheduler.config.ref.name")
+        raise InputError(
+            f"ConfigMap {name!r} (scheduler config) not found in namespaces {where}: give it as an input",
+            "spec.router.scheduler.config.ref.name",
+        )
     key = str(ref.get("key") or "epp")
     meta = found.get("metadata") or {}
     data = found.get("data") or {}
     if key not in data:
-        raise InputError(f"ConfigMap {meta.get('namespace', svc.namespace)}/{name} doesn't have key {key!r} in data",
-                         "spec.router.scheduler.config.ref.key")
+        raise InputError(
+            f"ConfigMap {meta.get('namespace', svc.namespace)}/{name} doesn't have key {key!r} in data",
+            "spec.router.scheduler.config.ref.key",
+        )
     config["inline"] = str(data[key])
     config.pop("ref", None)
     return (str(meta.get("namespace") or svc.namespace), name)

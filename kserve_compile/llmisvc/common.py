@@ -23,11 +23,23 @@ SIDECAR_RULES = [
 ]
 SCHEDULER_RULES = [
     {"apiGroups": [""], "resources": ["pods"], "verbs": READ},
-    {"apiGroups": [POOL_GROUP_V1, POOL_GROUP_V1ALPHA2], "resources": ["inferencepools", "inferenceobjectives", "inferencemodels"], "verbs": READ},
-    {"apiGroups": [POOL_GROUP_V1ALPHA2], "resources": ["inferencemodelrewrites", "inferencepoolimports"], "verbs": READ},
+    {
+        "apiGroups": [POOL_GROUP_V1, POOL_GROUP_V1ALPHA2],
+        "resources": ["inferencepools", "inferenceobjectives", "inferencemodels"],
+        "verbs": READ,
+    },
+    {
+        "apiGroups": [POOL_GROUP_V1ALPHA2],
+        "resources": ["inferencemodelrewrites", "inferencepoolimports"],
+        "verbs": READ,
+    },
     {"apiGroups": [LLMD_GROUP], "resources": ["inferenceobjectives", "inferencemodelrewrites"], "verbs": READ},
     {"apiGroups": ["discovery.k8s.io"], "resources": ["endpointslices"], "verbs": READ},
-    {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": [*READ, "create", "update", "patch", "delete"]},
+    {
+        "apiGroups": ["coordination.k8s.io"],
+        "resources": ["leases"],
+        "verbs": [*READ, "create", "update", "patch", "delete"],
+    },
 ]
 
 
@@ -47,7 +59,12 @@ def propagate_prefixed(source: Mapping[str, str] | None, dest: dict[str, str], p
             dest[key] = value
 
 
-def meta(name: str, namespace: str | None, labels: Mapping[str, str] | None = None, annotations: Mapping[str, str] | None = None) -> Obj:
+def meta(
+    name: str,
+    namespace: str | None,
+    labels: Mapping[str, str] | None = None,
+    annotations: Mapping[str, str] | None = None,
+) -> Obj:
     out: Obj = {"name": name}
     if namespace is not None:
         out["namespace"] = namespace
@@ -77,7 +94,9 @@ def finish(obj: Obj) -> Obj:
     return obj
 
 
-def service_account(svc: LLMService, name: str, labels: Mapping[str, str], cluster: Any, *, copy_from: str = "default") -> Obj:
+def service_account(
+    svc: LLMService, name: str, labels: Mapping[str, str], cluster: Any, *, copy_from: str = "default"
+) -> Obj:
     """A ServiceAccount carrying the image pull secrets and secrets of ``copy_from`` (``injectSecretsFromDefaultServiceAccount``)."""
     sa: Obj = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": meta(name, svc.namespace, dict(labels))}
     source = cluster.service_account(svc.namespace, copy_from) if cluster is not None else None
@@ -89,10 +108,24 @@ def service_account(svc: LLMService, name: str, labels: Mapping[str, str], clust
 
 
 def role(svc: LLMService, name: str, labels: Mapping[str, str], rules: list[Obj]) -> Obj:
-    return {"apiVersion": f"{RBAC_GROUP}/v1", "kind": "Role", "metadata": meta(name, svc.namespace, dict(labels)), "rules": clone(rules)}
+    return {
+        "apiVersion": f"{RBAC_GROUP}/v1",
+        "kind": "Role",
+        "metadata": meta(name, svc.namespace, dict(labels)),
+        "rules": clone(rules),
+    }
 
 
-def role_binding(svc: LLMService, name: str, labels: Mapping[str, str], sa_name: str, role_kind: str, role_name: str, *, cluster_wide: bool = False) -> Obj:
+def role_binding(
+    svc: LLMService,
+    name: str,
+    labels: Mapping[str, str],
+    sa_name: str,
+    role_kind: str,
+    role_name: str,
+    *,
+    cluster_wide: bool = False,
+) -> Obj:
     return {
         "apiVersion": f"{RBAC_GROUP}/v1",
         "kind": "ClusterRoleBinding" if cluster_wide else "RoleBinding",

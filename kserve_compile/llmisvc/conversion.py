@@ -40,7 +40,9 @@ def convert_spec(spec: dict[str, Any], annotations: dict[str, str]) -> dict[str,
                 found[str(i)] = str(value)
         if found:
             annotations[LORA_CRITICALITIES] = json.dumps(found, separators=(",", ":"), sort_keys=True)
-    pool = ((out.get("router") or {}).get("scheduler") or {}).get("pool") if isinstance(out.get("router"), dict) else None
+    pool = (
+        ((out.get("router") or {}).get("scheduler") or {}).get("pool") if isinstance(out.get("router"), dict) else None
+    )
     if isinstance(pool, dict) and isinstance(pool.get("spec"), dict):
         pool["spec"] = pool_spec_to_v1(pool["spec"])
     return out

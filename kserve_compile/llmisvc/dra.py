@@ -17,7 +17,9 @@ from .models import LLMService, Spec
 from .names import child_name
 
 PREFIX = "serving.kserve.io/exp-dra-"
-DEVICE_CLASS, COUNT, CEL, CONTAINER = (PREFIX + s for s in ("device-class", "device-count", "cel-selector", "container-name"))
+DEVICE_CLASS, COUNT, CEL, CONTAINER = (
+    PREFIX + s for s in ("device-class", "device-count", "cel-selector", "container-name")
+)
 CLAIM = "managed-device"
 _SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -35,7 +37,12 @@ def validate(annotations: dict[str, str]) -> list[tuple[str, str]]:
         return f"metadata.annotations[{key}]"
 
     if DEVICE_CLASS not in annotations and any(k in annotations for k in (COUNT, CEL, CONTAINER)):
-        out.append((at(DEVICE_CLASS), f"Required value: {DEVICE_CLASS} is required to enable managed DRA when {COUNT}, {CEL}, or {CONTAINER} is set"))
+        out.append(
+            (
+                at(DEVICE_CLASS),
+                f"Required value: {DEVICE_CLASS} is required to enable managed DRA when {COUNT}, {CEL}, or {CONTAINER} is set",
+            )
+        )
     device_class = annotations.get(DEVICE_CLASS)
     if device_class is not None:
         if not device_class.strip():
@@ -106,7 +113,11 @@ def _inject_pod(svc: LLMService, pod: dict[str, Any]) -> None:
         claims.append({"name": CLAIM, "resourceClaimTemplateName": template})
     containers = pod.get("containers") or []
     want = svc.annotations.get(CONTAINER, "").strip()
-    target = next((c for c in containers if c.get("name") == want), None) if want else (containers[0] if containers else None)
+    target = (
+        next((c for c in containers if c.get("name") == want), None)
+        if want
+        else (containers[0] if containers else None)
+    )
     if target is None:
         return
     resource_claims = target.setdefault("resources", {}).setdefault("claims", [])

@@ -36,20 +36,31 @@ def _stopped(svc: LLMService) -> bool:
 def _routable(svc: LLMService) -> bool:
     """``isMemberRoutable``: RouterReady true and every observed workload with ready replicas."""
     conditions = svc.status.get("conditions") or []
-    ready = any(isinstance(c, dict) and c.get("type") == "RouterReady" and c.get("status") == "True" for c in conditions)
+    ready = any(
+        isinstance(c, dict) and c.get("type") == "RouterReady" and c.get("status") == "True" for c in conditions
+    )
     workloads = svc.status.get("workloads") or {}
     if not ready or not isinstance(workloads, dict) or not workloads.get("primary"):
         return False
-    return all(not w or (w.get("readyReplicas") or 0) > 0 for w in (workloads.get(k) for k in ("primary", "prefill", "scheduler")))
+    return all(
+        not w or (w.get("readyReplicas") or 0) > 0
+        for w in (workloads.get(k) for k in ("primary", "prefill", "scheduler"))
+    )
 
 
 def model_names(svc: LLMService) -> tuple[str, ...]:
     """``resolvedModelNames``: the models the status advertises, else the spec's model and adapter names."""
-    names = [m.get("name") for a in svc.status.get("addresses") or [] if isinstance(a, dict) for m in a.get("models") or []]
+    names = [
+        m.get("name") for a in svc.status.get("addresses") or [] if isinstance(a, dict) for m in a.get("models") or []
+    ]
     names = [str(n) for n in names if n]
     if not names:
         names = [str(get_path(svc.spec, "model", "name") or svc.name)]
-        names += [str(a["name"]) for a in get_path(svc.spec, "model", "lora", "adapters") or [] if isinstance(a, dict) and a.get("name")]
+        names += [
+            str(a["name"])
+            for a in get_path(svc.spec, "model", "lora", "adapters") or []
+            if isinstance(a, dict) and a.get("name")
+        ]
     return tuple(sorted(set(names)))
 
 
@@ -67,12 +78,16 @@ def _backend(svc: LLMService) -> Obj:
 def matching_members(svc: LLMService, peers: list[LLMService]) -> list[Member]:
     """The members whose models match this service's, by name (stopped ones matched on its model name)."""
     group = get_path(svc.spec, "router", "route", "group")
-    members = [p for p in peers if p.namespace == svc.namespace and get_path(p.spec, "router", "route", "group") == group]
+    members = [
+        p for p in peers if p.namespace == svc.namespace and get_path(p.spec, "router", "route", "group") == group
+    ]
     eligible = [p for p in members if p.name == svc.name or _stopped(p) or _routable(p)]
     mine, own_name = model_names(svc), str(get_path(svc.spec, "model", "name") or svc.name)
     out = []
     for p in sorted(eligible, key=lambda m: m.name):
-        member = Member(p.name, model_names(p), int(get_path(p.spec, "router", "route", "weight") or 0), _stopped(p), _backend(p))
+        member = Member(
+            p.name, model_names(p), int(get_path(p.spec, "router", "route", "weight") or 0), _stopped(p), _backend(p)
+        )
         if (member.stopped and own_name in member.models) or (not member.stopped and member.models == mine):
             out.append(member)
     return out

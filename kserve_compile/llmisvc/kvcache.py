@@ -44,5 +44,7 @@ def _attach(pod: dict[str, Any], fs: dict[str, Any], volume: str, mount_path: st
                 requests["ephemeral-storage"] = canonical_quantity(size)
             else:
                 total = parse_quantity(str(existing)) + parse_quantity(size)
-                requests["ephemeral-storage"] = canonical_quantity(str(total.normalize()) if total != total.to_integral_value() else str(int(total)))
+                requests["ephemeral-storage"] = canonical_quantity(
+                    str(total.normalize()) if total != total.to_integral_value() else str(int(total))
+                )
         break

@@ -85,7 +85,9 @@ def attach_adapters(pod: dict[str, Any], spec: Spec, namespace: str, adapters: l
     for a in adapters:
         if a.scheme == "pvc":
             claim, sub_path = parse_pvc_uri(a.uri)
-            add_model_mount(ModelMount(a.mount_path, child_name("lora-pvc-", a.name), True, sub_path, claim), "main", pod)
+            add_model_mount(
+                ModelMount(a.mount_path, child_name("lora-pvc-", a.name), True, sub_path, claim), "main", pod
+            )
         for module_name in (a.name, f"publishers/{namespace}/models/{a.name}"):
             modules.append(json.dumps({"name": module_name, "path": a.mount_path}, separators=(",", ":")))
     main = next((c for c in pod.get("containers") or [] if c.get("name") == "main"), None)
@@ -95,7 +97,11 @@ def attach_adapters(pod: dict[str, Any], spec: Spec, namespace: str, adapters: l
         return
     lora = get_path(spec, "model", "lora") or {}
     argv = ["--enable-lora"]
-    for key, flag in (("maxRank", "--max-lora-rank"), ("maxAdapters", "--max-loras"), ("maxCpuAdapters", "--max-cpu-loras")):
+    for key, flag in (
+        ("maxRank", "--max-lora-rank"),
+        ("maxAdapters", "--max-loras"),
+        ("maxCpuAdapters", "--max-cpu-loras"),
+    ):
         if lora.get(key) is not None:
             argv.append(f"{flag}={lora[key]}")
     argv += ["--lora-modules", *(f"'{m}'" for m in modules)]

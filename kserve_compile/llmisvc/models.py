@@ -80,7 +80,9 @@ def int_or(value: Any, default: int) -> int:
 
 def is_data_parallel(parallelism: Any) -> bool:
     """``ParallelismSpec.IsDataParallel``."""
-    return isinstance(parallelism, dict) and (int_or(parallelism.get("data"), 0) > 0 or int_or(parallelism.get("dataLocal"), 0) > 0)
+    return isinstance(parallelism, dict) and (
+        int_or(parallelism.get("data"), 0) > 0 or int_or(parallelism.get("dataLocal"), 0) > 0
+    )
 
 
 def is_pipeline_parallel(parallelism: Any) -> bool:

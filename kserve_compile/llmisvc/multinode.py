@@ -50,22 +50,34 @@ def _lws(svc: LLMService, name: str, labels: dict[str, str], workload: Any) -> O
     if update is not None:
         rollout["rollingUpdateConfiguration"] = update
     spec: Obj = {
-        "leaderWorkerTemplate": {"restartPolicy": "RecreateGroupOnPodRestart", "workerTemplate": {"metadata": {"labels": labels}}},
+        "leaderWorkerTemplate": {
+            "restartPolicy": "RecreateGroupOnPodRestart",
+            "workerTemplate": {"metadata": {"labels": labels}},
+        },
         "rolloutStrategy": rollout,
         "startupPolicy": "LeaderCreated",
     }
-    return {"apiVersion": LWS_API, "kind": "LeaderWorkerSet", "metadata": {**meta(name, svc.namespace), "labels": labels}, "spec": spec}
+    return {
+        "apiVersion": LWS_API,
+        "kind": "LeaderWorkerSet",
+        "metadata": {**meta(name, svc.namespace), "labels": labels},
+        "spec": spec,
+    }
 
 
 def _sa_name(workload: Any, expected: str) -> tuple[str, bool]:
     """The pods' ServiceAccount: the template's or worker's own when it names another, else ``expected`` (created)."""
-    existing = get_path(workload, "template", "serviceAccountName") or get_path(workload, "worker", "serviceAccountName") or ""
+    existing = (
+        get_path(workload, "template", "serviceAccountName") or get_path(workload, "worker", "serviceAccountName") or ""
+    )
     if existing and existing != expected:
         return existing, False
     return expected, True
 
 
-def _pod(svc: LLMService, spec: Spec, source: Any, sa: Obj | str, kv: Any, ctx: Any, notes: list[str], pool: str | None) -> dict[str, Any]:
+def _pod(
+    svc: LLMService, spec: Spec, source: Any, sa: Obj | str, kv: Any, ctx: Any, notes: list[str], pool: str | None
+) -> dict[str, Any]:
     pod = clone(source)
     pod["serviceAccountName"] = sa if isinstance(sa, str) else sa["metadata"]["name"]
     attach_model_artifacts(pod, svc, spec, ctx, service_account=sa, notes=notes)
@@ -93,7 +105,11 @@ def main_lws(svc: LLMService, spec: Spec, ctx: Any, notes: list[str]) -> tuple[l
     if spec.get("template") is None:
         worker_labels.update({N.KSERVE_COMPONENT: N.KSERVE_COMPONENT_WORKLOAD, N.ROLE: N.ROLE_DECODE})
     role_value = N.ROLE_DECODE if spec.get("prefill") is not None else N.ROLE_BOTH
-    leader_labels = {**N.base_labels(svc.name, N.WORKLOAD_LEADER), N.KSERVE_COMPONENT: N.KSERVE_COMPONENT_WORKLOAD, N.ROLE: role_value}
+    leader_labels = {
+        **N.base_labels(svc.name, N.WORKLOAD_LEADER),
+        N.KSERVE_COMPONENT: N.KSERVE_COMPONENT_WORKLOAD,
+        N.ROLE: role_value,
+    }
     lws = _lws(svc, N.main_lws(svc.name), worker_labels, spec)
     if spec.get("replicas") is not None:
         lws["spec"]["replicas"] = spec["replicas"]
@@ -107,7 +123,10 @@ def main_lws(svc: LLMService, spec: Spec, ctx: Any, notes: list[str]) -> tuple[l
     kv = get_path(spec, "kvCacheOffloading", "secondary")
     template = lws["spec"]["leaderWorkerTemplate"]
     if spec.get("template") is not None:
-        template["leaderTemplate"] = {"metadata": {"labels": leader_labels}, "spec": _pod(svc, spec, spec["template"], account, kv, ctx, notes, pool)}
+        template["leaderTemplate"] = {
+            "metadata": {"labels": leader_labels},
+            "spec": _pod(svc, spec, spec["template"], account, kv, ctx, notes, pool),
+        }
     if spec.get("worker") is not None:
         template["workerTemplate"]["spec"] = _pod(svc, spec, spec["worker"], account, kv, ctx, notes, pool)
     _propagate_top(svc, lws)
@@ -133,7 +152,11 @@ def prefill_lws(svc: LLMService, spec: Spec, ctx: Any, notes: list[str]) -> list
     worker_labels = N.base_labels(svc.name, N.WORKLOAD_WORKER_PREFILL)
     if prefill.get("template") is None:
         worker_labels.update({N.KSERVE_COMPONENT: N.KSERVE_COMPONENT_WORKLOAD, N.ROLE: N.ROLE_PREFILL})
-    leader_labels = {**N.base_labels(svc.name, N.WORKLOAD_LEADER_PREFILL), N.KSERVE_COMPONENT: N.KSERVE_COMPONENT_WORKLOAD, N.ROLE: N.ROLE_PREFILL}
+    leader_labels = {
+        **N.base_labels(svc.name, N.WORKLOAD_LEADER_PREFILL),
+        N.KSERVE_COMPONENT: N.KSERVE_COMPONENT_WORKLOAD,
+        N.ROLE: N.ROLE_PREFILL,
+    }
     lws = _lws(svc, N.prefill_lws(svc.name), worker_labels, prefill)
     if prefill.get("replicas") is not None:
         lws["spec"]["replicas"] = prefill["replicas"]
@@ -142,10 +165,15 @@ def prefill_lws(svc: LLMService, spec: Spec, ctx: Any, notes: list[str]) -> list
     if size is not None:
         template["size"] = size
     sa, create_sa = _sa_name(prefill, N.prefill_lws(svc.name))
-    account: Obj | str = service_account(svc, sa, {N.NAME: svc.name, N.PART_OF: N.PART_OF_VALUE}, ctx.cluster) if create_sa else sa
+    account: Obj | str = (
+        service_account(svc, sa, {N.NAME: svc.name, N.PART_OF: N.PART_OF_VALUE}, ctx.cluster) if create_sa else sa
+    )
     kv = get_path(prefill, "kvCacheOffloading", "secondary")
     if prefill.get("template") is not None:
-        template["leaderTemplate"] = {"metadata": {"labels": leader_labels}, "spec": _pod(svc, spec, prefill["template"], account, kv, ctx, notes, None)}
+        template["leaderTemplate"] = {
+            "metadata": {"labels": leader_labels},
+            "spec": _pod(svc, spec, prefill["template"], account, kv, ctx, notes, None),
+        }
     if prefill.get("worker") is not None:
         template["workerTemplate"]["spec"] = _pod(svc, spec, prefill["worker"], account, kv, ctx, notes, None)
     if is_data_parallel(prefill.get("parallelism")) and size is not None:
@@ -171,7 +199,9 @@ def _pods(lws: Obj) -> list[dict[str, Any]]:
 
 def _propagate_workload_metadata(lws: Obj, workload: Any) -> None:
     template = lws["spec"]["leaderWorkerTemplate"]
-    metas = ([template["leaderTemplate"]["metadata"]] if "leaderTemplate" in template else []) + [template["workerTemplate"]["metadata"]]
+    metas = ([template["leaderTemplate"]["metadata"]] if "leaderTemplate" in template else []) + [
+        template["workerTemplate"]["metadata"]
+    ]
     for target in metas:
         propagate(workload.get("labels"), target["labels"])
         propagate(workload.get("annotations"), target.setdefault("annotations", {}), [N.ANN_MODEL_BASED_ROUTING])

@@ -108,7 +108,9 @@ def _with_compile_options(base: LLMOptions, raw: dict[str, Any]) -> LLMOptions:
     if not isinstance(gateways, list) or not all(isinstance(g, str) and g.count("/") == 1 for g in gateways):
         raise InputError("must be a list of namespace/name strings", f"{path}.gatewaysWithModelRoutingDisabled")
     addresses = raw.get("gatewayAddresses") or {}
-    if not isinstance(addresses, dict) or not all(isinstance(k, str) and k.count("/") == 1 and isinstance(v, str) for k, v in addresses.items()):
+    if not isinstance(addresses, dict) or not all(
+        isinstance(k, str) and k.count("/") == 1 and isinstance(v, str) for k, v in addresses.items()
+    ):
         raise InputError('must map "namespace/name" of a Gateway to its base URL', f"{path}.gatewayAddresses")
     for key in ("versionedConfig", "emitV1Alpha2InferencePool"):
         if key in raw and not isinstance(raw[key], bool):
@@ -121,7 +123,10 @@ def _with_compile_options(base: LLMOptions, raw: dict[str, Any]) -> LLMOptions:
         emit_v1alpha2_pool=raw.get("emitV1Alpha2InferencePool", base.emit_v1alpha2_pool),
         model_routing_disabled_gateways=frozenset(gateways),
         self_signed_certificate=certs,
-        cert_manager_issuer=(str(issuer.get("kind", base.cert_manager_issuer[0])), str(issuer.get("name", base.cert_manager_issuer[1]))),
+        cert_manager_issuer=(
+            str(issuer.get("kind", base.cert_manager_issuer[0])),
+            str(issuer.get("name", base.cert_manager_issuer[1])),
+        ),
         cluster_domain=str(raw.get("clusterDomain", base.cluster_domain)),
         gateway_addresses=dict(addresses),
     )

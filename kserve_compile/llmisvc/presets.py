@@ -42,7 +42,9 @@ WELL_KNOWN = (
 PIN_PREFIX = "serving.kserve.io/"
 
 
-SHIPPED_PREFIX = "kserve-"  # the names KServe's install gives its presets (file config-llm-x.yaml → kserve-config-llm-x)
+SHIPPED_PREFIX = (
+    "kserve-"  # the names KServe's install gives its presets (file config-llm-x.yaml → kserve-config-llm-x)
+)
 
 
 @cache
@@ -72,7 +74,10 @@ class ConfigStore:
         embedded = embedded_preset(name)
         if embedded is not None:
             return embedded
-        raise InputError(f'LLMInferenceServiceConfig "{name}" not found in namespaces [{namespace} {SYSTEM_NAMESPACE}]', "spec.baseRefs")
+        raise InputError(
+            f'LLMInferenceServiceConfig "{name}" not found in namespaces [{namespace} {SYSTEM_NAMESPACE}]',
+            "spec.baseRefs",
+        )
 
 
 def pinned_name(svc: LLMService, suffix: str, options: LLMOptions) -> str:

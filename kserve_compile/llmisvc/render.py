@@ -50,7 +50,9 @@ class ValidationFailed(Exception):
         self.problems = problems
 
 
-def render_service(svc: LLMService, ctx: Any, store: ConfigStore, options: LLMOptions, peers: list[LLMService] | None = None) -> Rendered:
+def render_service(
+    svc: LLMService, ctx: Any, store: ConfigStore, options: LLMOptions, peers: list[LLMService] | None = None
+) -> Rendered:
     problems = validate_spec(svc.spec, svc.name) + validate_dra(svc.annotations)
     if problems:
         raise ValidationFailed(problems)
@@ -59,7 +61,9 @@ def render_service(svc: LLMService, ctx: Any, store: ConfigStore, options: LLMOp
     merged_problems = validate_spec(spec, svc.name)
     if merged_problems:
         refs = ", ".join(f"{a['source']}:{a['namespace']}/{a['name']}" for a in combined.applied)
-        raise ValidationFailed([(p, f"dry-run validation failed after merging configs [{refs}]: {p}: {m}") for p, m in merged_problems])
+        raise ValidationFailed(
+            [(p, f"dry-run validation failed after merging configs [{refs}]: {p}: {m}") for p, m in merged_problems]
+        )
     out = Rendered(spec=spec, applied=combined.applied)
     if svc.annotations.get(STOP, "").lower() == "true":
         return out
@@ -109,7 +113,11 @@ def self_signed_certificate(svc: LLMService, spec: Spec, options: LLMOptions) ->
         hosts.append(str(picker))
     if tokenizer_enabled(spec):
         hosts.append(N.tokenizer(svc.name))
-    dns = ["localhost"] + [name for h in hosts for name in (f"{h}.{svc.namespace}.svc.{options.cluster_domain}", f"{h}.{svc.namespace}.svc")]
+    dns = ["localhost"] + [
+        name
+        for h in hosts
+        for name in (f"{h}.{svc.namespace}.svc.{options.cluster_domain}", f"{h}.{svc.namespace}.svc")
+    ]
     kind, issuer = options.cert_manager_issuer
     secret = N.self_signed_secret(svc.name)
     return [finish({

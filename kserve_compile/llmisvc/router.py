@@ -43,7 +43,9 @@ def model_routing_enabled(svc: LLMService, spec: Spec, options: LLMOptions) -> b
 
 
 def _is_routing_match(match: Any, header: str) -> bool:
-    return isinstance(match, dict) and any(isinstance(h, dict) and h.get("name") == header for h in match.get("headers") or [])
+    return isinstance(match, dict) and any(
+        isinstance(h, dict) and h.get("name") == header for h in match.get("headers") or []
+    )
 
 
 def _strip(rules: list[Any], header: str) -> list[Any]:

@@ -33,7 +33,11 @@ def _target(svc: LLMService, workload: Spec, prefill: bool) -> Obj:
     if workload.get("worker") is not None:
         return {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
                 "name": N.prefill_lws(svc.name) if prefill else N.main_lws(svc.name)}  # fmt: skip
-    return {"apiVersion": "apps/v1", "kind": "Deployment", "name": N.prefill_deployment(svc.name) if prefill else N.main_deployment(svc.name)}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "name": N.prefill_deployment(svc.name) if prefill else N.main_deployment(svc.name),
+    }
 
 
 def _for_workload(svc: LLMService, spec: Spec, workload: Spec, options: LLMOptions, *, prefill: bool) -> list[Obj]:
@@ -54,7 +58,18 @@ def _for_workload(svc: LLMService, spec: Spec, workload: Spec, options: LLMOptio
         name = N.child_name(svc.name, suffix + "-keda")
         query = f'wva_desired_replicas{{variant_name="{name}",exported_namespace="{svc.namespace}"}}'
         trigger = _prometheus_trigger(options, query)
-        out.append(_scaled_object(svc, scaling, wva["keda"], target, name, _wva_labels(svc, labels), _wva_annotations(spec, scaling), [trigger]))
+        out.append(
+            _scaled_object(
+                svc,
+                scaling,
+                wva["keda"],
+                target,
+                name,
+                _wva_labels(svc, labels),
+                _wva_annotations(spec, scaling),
+                [trigger],
+            )
+        )
     if wva.get("hpa") is not None:
         out.append(_hpa(svc, spec, scaling, target, N.child_name(svc.name, suffix + "-hpa"), labels))
     return out
@@ -96,14 +111,21 @@ def _scaled_object(svc: LLMService, scaling: Spec, keda: Spec, target: Obj, name
     for src, dst in KEDA_FIELDS:
         if keda.get(src) is not None:
             body[dst] = clone(keda[src])
-    return {"apiVersion": KEDA_API, "kind": "ScaledObject", "metadata": meta(name, svc.namespace, labels, annotations), "spec": body}
+    return {
+        "apiVersion": KEDA_API,
+        "kind": "ScaledObject",
+        "metadata": meta(name, svc.namespace, labels, annotations),
+        "spec": body,
+    }
 
 
 def _prometheus_trigger(options: LLMOptions, query: str) -> Obj:
     """``prometheusTrigger`` after ``validateAutoscalingConfig``."""
     prom = options.wva_prometheus
     if not prom or not prom.get("url"):
-        raise InputError(f"{WVA_KEY}.prometheus.url is required in inferenceservice-config when using KEDA", "spec.scaling.wva.keda")
+        raise InputError(
+            f"{WVA_KEY}.prometheus.url is required in inferenceservice-config when using KEDA", "spec.scaling.wva.keda"
+        )
     if bool(prom.get("triggerAuthName")) != bool(prom.get("authModes")):
         raise InputError(f"{WVA_KEY}.prometheus.authModes and {WVA_KEY}.prometheus.triggerAuthName must both be set or both be empty",
                          "spec.scaling.wva.keda")  # fmt: skip
@@ -113,5 +135,8 @@ def _prometheus_trigger(options: LLMOptions, query: str) -> Obj:
         metadata["authModes"] = str(prom["authModes"])
     trigger: Obj = {"metadata": metadata, "name": "wva-desired-replicas", "type": "prometheus"}
     if prom.get("triggerAuthName"):
-        trigger["authenticationRef"] = {"kind": str(prom.get("triggerAuthKind") or ""), "name": str(prom["triggerAuthName"])}
+        trigger["authenticationRef"] = {
+            "kind": str(prom.get("triggerAuthKind") or ""),
+            "name": str(prom["triggerAuthName"]),
+        }
     return trigger

@@ -36,7 +36,9 @@ POOL_V1ALPHA2 = f"{N.POOL_GROUP_V1ALPHA2}/v1alpha2"
 
 def scheduler_objects(svc: LLMService, spec: Spec, ctx: Any, options: LLMOptions, notes: list[str]) -> list[Obj]:
     labels = N.base_labels(svc.name, N.ROUTER_SCHEDULER)
-    sa_name = get_path(spec, "router", "scheduler", "template", "serviceAccountName") or N.child_name(svc.name, "-epp-sa")
+    sa_name = get_path(spec, "router", "scheduler", "template", "serviceAccountName") or N.child_name(
+        svc.name, "-epp-sa"
+    )
     out: list[Obj] = []
     account: Obj | str = sa_name
     if sa_name == N.child_name(svc.name, "-epp-sa"):
@@ -45,7 +47,11 @@ def scheduler_objects(svc: LLMService, spec: Spec, ctx: Any, options: LLMOptions
     crb = N.child_name(svc.namespace, f"-{svc.name}-epp-auth-rb")
     out.append(role_binding(svc, crb, labels, sa_name, "ClusterRole", "system:auth-delegator", cluster_wide=True))
     out.append(role(svc, N.child_name(svc.name, "-epp-role"), labels, SCHEDULER_RULES))
-    out.append(role_binding(svc, N.child_name(svc.name, "-epp-rb"), labels, sa_name, "Role", N.child_name(svc.name, "-epp-role")))
+    out.append(
+        role_binding(
+            svc, N.child_name(svc.name, "-epp-rb"), labels, sa_name, "Role", N.child_name(svc.name, "-epp-role")
+        )
+    )
     if tokenizer_enabled(spec):
         out += tokenizer_objects(svc, spec, ctx, account, notes)
     out.append(scheduler_deployment(svc, spec, options, ctx))
@@ -79,14 +85,23 @@ def scheduler_deployment(svc: LLMService, spec: Spec, options: LLMOptions, ctx: 
     propagate(scheduler.get("labels"), template_meta["labels"])
     propagate(scheduler.get("annotations"), template_meta["annotations"])
     pod = clone(scheduler["template"])
-    dep_spec: Obj = {"selector": {"matchLabels": labels}, "strategy": {"type": "Recreate"}, "template": {"metadata": template_meta, "spec": pod}}
+    dep_spec: Obj = {
+        "selector": {"matchLabels": labels},
+        "strategy": {"type": "Recreate"},
+        "template": {"metadata": template_meta, "spec": pod},
+    }
     replicas = scheduler.get("replicas")
     if replicas is not None:
         dep_spec["replicas"] = replicas
     main = next((c for c in pod.get("containers") or [] if c.get("name") == "main"), None)
     if main is not None:
         args = main.setdefault("args", [])
-        if isinstance(replicas, int) and replicas > 1 and LEADER_ELECTION not in args and LEADER_ELECTION[1:] not in args:
+        if (
+            isinstance(replicas, int)
+            and replicas > 1
+            and LEADER_ELECTION not in args
+            and LEADER_ELECTION[1:] not in args
+        ):
             args.append(LEADER_ELECTION)
         args += _config_args(spec)
         inject_scheduler_tracing(spec.get("tracing"), svc, main)
@@ -97,8 +112,15 @@ def scheduler_deployment(svc: LLMService, spec: Spec, options: LLMOptions, ctx: 
     if tokenizer_enabled(spec):
         scheme = "https" if options.enable_tls else "http"
         tokenizer_url = f"{scheme}://{N.tokenizer(svc.name)}.{svc.namespace}.svc.{options.cluster_domain}:8000"
-    transform(pod, template_meta["annotations"].get("app.kubernetes.io/version", ""), f"{svc.namespace}/{name}", tokenizer_url)
-    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta(name, svc.namespace, labels), "spec": dep_spec}
+    transform(
+        pod, template_meta["annotations"].get("app.kubernetes.io/version", ""), f"{svc.namespace}/{name}", tokenizer_url
+    )
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": meta(name, svc.namespace, labels),
+        "spec": dep_spec,
+    }
 
 
 def _config_args(spec: Spec) -> list[str]:
@@ -128,14 +150,26 @@ def scheduler_service(svc: LLMService, spec: Spec, labels: dict[str, str]) -> Ob
     body: Obj = {"selector": labels}
     if service_ports:
         body["ports"] = service_ports
-    return {"apiVersion": "v1", "kind": "Service", "metadata": meta(epp_service_name(spec, svc.name), svc.namespace, labels), "spec": body}
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": meta(epp_service_name(spec, svc.name), svc.namespace, labels),
+        "spec": body,
+    }
 
 
 def inference_pools(svc: LLMService, spec: Spec, labels: dict[str, str], options: LLMOptions) -> list[Obj]:
     """The ``inference.networking.k8s.io/v1`` pool, and the ``x-k8s.io/v1alpha2`` one when that CRD is installed."""
     pool_spec = clone(get_path(spec, "router", "scheduler", "pool", "spec") or {})
     name = N.inference_pool(svc.name)
-    pools = [{"apiVersion": POOL_V1, "kind": "InferencePool", "metadata": meta(name, svc.namespace, labels), "spec": pool_spec}]
+    pools = [
+        {
+            "apiVersion": POOL_V1,
+            "kind": "InferencePool",
+            "metadata": meta(name, svc.namespace, labels),
+            "spec": pool_spec,
+        }
+    ]
     if options.emit_v1alpha2_pool:
         pools.append({"apiVersion": POOL_V1ALPHA2, "kind": "InferencePool", "metadata": meta(name, svc.namespace, labels),
                       "spec": pool_spec_v1alpha2(pool_spec)})  # fmt: skip
@@ -167,7 +201,9 @@ def tokenizer_objects(svc: LLMService, spec: Spec, ctx: Any, account: Obj | str,
     """``expectedTokenizerDeployment``/``Service``: one replica serving ``render-http`` on 8000, model at /mnt/models/base."""
     labels = N.base_labels(svc.name, N.TOKENIZER)
     pod = clone(get_path(spec, "router", "scheduler", "tokenizer", "template") or {})
-    attach_model_artifacts(pod, svc, spec, ctx, model_path="/mnt/models/base", service_account=account, notes=notes, lora=False)
+    attach_model_artifacts(
+        pod, svc, spec, ctx, model_path="/mnt/models/base", service_account=account, notes=notes, lora=False
+    )
     name = N.tokenizer(svc.name)
     deployment = {
         "apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta(name, svc.namespace, labels),

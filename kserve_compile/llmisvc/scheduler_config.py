@@ -135,7 +135,9 @@ def migrate_disagg_params(cfg: dict[str, Any]) -> None:
                 inject.append({"type": "always-disagg-pd-decider"})
             else:
                 params["deciders"] = {"prefill": "prefix-based-pd-decider"}
-                inject.append({"type": "prefix-based-pd-decider", "parameters": {"nonCachedTokens": _non_cached(threshold)}})
+                inject.append(
+                    {"type": "prefix-based-pd-decider", "parameters": {"nonCachedTokens": _non_cached(threshold)}}
+                )
     inserted = 0
     for entry in inject:
         if not any(isinstance(p, dict) and p.get("type") == entry["type"] for p in plugins):
@@ -152,7 +154,11 @@ def _non_cached(value: Any) -> int:
 
 def remove_prefix_cache_params(cfg: dict[str, Any]) -> None:
     for plugin in _plugins(cfg):
-        if not isinstance(plugin, dict) or plugin.get("type") != PREFIX_CACHE_SCORER or not isinstance(plugin.get("parameters"), dict):
+        if (
+            not isinstance(plugin, dict)
+            or plugin.get("type") != PREFIX_CACHE_SCORER
+            or not isinstance(plugin.get("parameters"), dict)
+        ):
             continue
         params = {k: v for k, v in plugin["parameters"].items() if k == "prefixMatchInfoProducerName"}
         if params:
@@ -168,10 +174,19 @@ def migrate_api_version(cfg: dict[str, Any]) -> None:
 
 def add_core_metrics_plugin(extracted: dict[str, str]) -> Mutator:
     def mutate(cfg: dict[str, Any]) -> None:
-        if not extracted or any(isinstance(p, dict) and p.get("type") in (CORE_METRICS_OLD, CORE_METRICS) for p in _plugins(cfg)):
+        if not extracted or any(
+            isinstance(p, dict) and p.get("type") in (CORE_METRICS_OLD, CORE_METRICS) for p in _plugins(cfg)
+        ):
             return
-        engine = {"name": "vllm", **{field: extracted[flag] for flag, field in DEPRECATED_METRIC_FLAGS.items() if flag in extracted}}
-        params = {"defaultEngine": "vllm", "engineConfigs": [engine], "engineLabelKey": "inference.networking.k8s.io/engine-type"}
+        engine = {
+            "name": "vllm",
+            **{field: extracted[flag] for flag, field in DEPRECATED_METRIC_FLAGS.items() if flag in extracted},
+        }
+        params = {
+            "defaultEngine": "vllm",
+            "engineConfigs": [engine],
+            "engineLabelKey": "inference.networking.k8s.io/engine-type",
+        }
         cfg["plugins"] = [*_plugins(cfg), {"name": CORE_METRICS_OLD, "parameters": params, "type": CORE_METRICS_OLD}]
 
     return mutate
@@ -208,7 +223,9 @@ def filter_flags(args: list[str], names: Any) -> tuple[list[str], dict[str, str]
 def _version(text: str) -> tuple[int, int, int]:
     match = re.match(r"^v?(\d+)\.(\d+)\.(\d+)", text)
     if not match:
-        raise InputError(f'failed to parse version "{text}"', "spec.router.scheduler.annotations[app.kubernetes.io/version]")
+        raise InputError(
+            f'failed to parse version "{text}"', "spec.router.scheduler.annotations[app.kubernetes.io/version]"
+        )
     return int(match[1]), int(match[2]), int(match[3])
 
 
@@ -232,8 +249,11 @@ def transform(pod: dict[str, Any], version_text: str, deployment_name: str, toke
         params.pop("model-server-metrics-port", None)
         if params and not writable:
             flags = ", ".join(sorted("--" + k for k in params))
-            raise InputError(f"scheduler deployment {deployment_name} sets deprecated {flags} but has no inline --config-text; "
-                             "automatic migration to the metrics-data-source plugin is not possible", "spec.router.scheduler.template")
+            raise InputError(
+                f"scheduler deployment {deployment_name} sets deprecated {flags} but has no inline --config-text; "
+                "automatic migration to the metrics-data-source plugin is not possible",
+                "spec.router.scheduler.template",
+            )
         source = _data_source_params(params)
     if main is None or not writable:
         return
@@ -293,7 +313,9 @@ def inject_token_producer(url: str) -> Mutator:
         for plugin in _plugins(cfg):
             if not isinstance(plugin, dict) or plugin.get("type") != TOKEN_PRODUCER:
                 continue
-            params = plugin["parameters"] = plugin.get("parameters") if isinstance(plugin.get("parameters"), dict) else {}
+            params = plugin["parameters"] = (
+                plugin.get("parameters") if isinstance(plugin.get("parameters"), dict) else {}
+            )
             params.setdefault("modelName", TOKENIZER_MODEL)
             vllm = params["vllm"] = params.get("vllm") if isinstance(params.get("vllm"), dict) else {}
             vllm.setdefault("url", url)
@@ -334,7 +356,11 @@ def decompose_precise_prefix(url: str) -> Mutator:
             producer["parameters"] = params
         new = [{"type": TOKEN_PRODUCER, "parameters": {"modelName": TOKENIZER_MODEL, "vllm": {"url": url}}}, producer,
                {"type": PREFIX_CACHE_SCORER, "parameters": {"prefixMatchInfoProducerName": PRECISE_PREFIX_PRODUCER}}]  # fmt: skip
-        remaining = [p for i, p in enumerate(plugins) if i != idx and not (isinstance(p, dict) and p.get("type") == PREFIX_CACHE_SCORER)]
+        remaining = [
+            p
+            for i, p in enumerate(plugins)
+            if i != idx and not (isinstance(p, dict) and p.get("type") == PREFIX_CACHE_SCORER)
+        ]
         at = min(idx, len(remaining))
         cfg["plugins"] = remaining[:at] + new + remaining[at:]
         for profile in cfg.get("schedulingProfiles") or []:
@@ -358,7 +384,9 @@ def _dedupe_scorer(refs: list[Any]) -> list[Any]:
 
 
 def _has_flags(pod: dict[str, Any], names: Any) -> bool:
-    return any(a.lstrip("-").partition("=")[0] in names for c in pod.get("containers") or [] for a in c.get("args") or [])
+    return any(
+        a.lstrip("-").partition("=")[0] in names for c in pod.get("containers") or [] for a in c.get("args") or []
+    )
 
 
 def _strip_flags(pod: dict[str, Any], names: Any, fields: tuple[str, ...]) -> dict[str, str]:

@@ -62,7 +62,9 @@ def llm_status(svc: LLMService, rendered: Rendered, options: LLMOptions) -> dict
         router["scheduler"] = {"inferencePool": pool_name(spec, svc.name), "service": N.epp_service(svc.name)}
     status["router"] = router
     path = f"/{svc.namespace}/{svc.name}"
-    urls = sorted(f"{options.gateway_addresses[g].rstrip('/')}{path}" for g in gateways if g in options.gateway_addresses)
+    urls = sorted(
+        f"{options.gateway_addresses[g].rstrip('/')}{path}" for g in gateways if g in options.gateway_addresses
+    )
     status["path"] = path
     if urls:
         status["url"] = urls[0]

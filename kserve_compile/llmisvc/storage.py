@@ -13,10 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from .. import constants as C
+from ..cluster_state import ClusterState
 from ..config import KServeConfig
 from ..errors import InputError
 from ..kube_fields import set_env
-from ..cluster_state import ClusterState
 from ..render.pod_webhook.credentials import add_service_account_credentials
 from ..render.pod_webhook.modelcar import configure_modelcar, configure_oci_native, parse_oci_scheme
 from ..render.pod_webhook.storage import (
@@ -34,7 +34,11 @@ from .lora import attach_adapters, download_pairs, enumerate_adapters
 from .models import LLMService, Spec, get_path
 
 MODEL_PATH = "/mnt/models"
-HF_DEFAULT_ENV = (("HF_HUB_ENABLE_HF_TRANSFER", "1"), ("HF_XET_HIGH_PERFORMANCE", "1"), ("HF_XET_NUM_CONCURRENT_RANGE_GETS", "8"))
+HF_DEFAULT_ENV = (
+    ("HF_HUB_ENABLE_HF_TRANSFER", "1"),
+    ("HF_XET_HIGH_PERFORMANCE", "1"),
+    ("HF_XET_NUM_CONCURRENT_RANGE_GETS", "8"),
+)
 
 
 def _strip_storage_initializer(pod: dict[str, Any]) -> dict[str, Any] | None:
@@ -60,7 +64,9 @@ def model_uri(svc: LLMService, spec: Spec) -> str:
     pvc = svc.annotations.get(C.ANN_LOCAL_MODEL_PVC_NAME)
     for key, value in ((C.ANN_LOCAL_MODEL_SOURCE_URI, source), (C.ANN_LOCAL_MODEL_PVC_NAME, pvc)):
         if value is None:
-            raise InputError(f"LLMInferenceService {svc.namespace}/{svc.name}: annotation {key} not found", "metadata.annotations")
+            raise InputError(
+                f"LLMInferenceService {svc.namespace}/{svc.name}: annotation {key} not found", "metadata.annotations"
+            )
     sub = uri.removeprefix(str(source))
     if not sub.startswith("/"):
         sub = "/" + sub
@@ -68,8 +74,16 @@ def model_uri(svc: LLMService, spec: Spec) -> str:
 
 
 def attach_model_artifacts(
-    pod: dict[str, Any], svc: LLMService, spec: Spec, ctx: Any, *, container: str = "main", model_path: str = MODEL_PATH,
-    service_account: dict[str, Any] | str | None = None, notes: list[str], lora: bool = True,
+    pod: dict[str, Any],
+    svc: LLMService,
+    spec: Spec,
+    ctx: Any,
+    *,
+    container: str = "main",
+    model_path: str = MODEL_PATH,
+    service_account: dict[str, Any] | str | None = None,
+    notes: list[str],
+    lora: bool = True,
 ) -> None:
     """Mutate ``pod`` (a PodSpec) as KServe does for the model URI of ``spec``.
 
@@ -100,7 +114,9 @@ def attach_model_artifacts(
         if pairs:
             _download([(uri, MODEL_PATH), *pairs], pod, svc, ctx, container, service_account, notes)
         else:
-            init = _attach_storage_initializer(uri, pod, container, model_path, config, get_path(spec, "model", "confidential"))
+            init = _attach_storage_initializer(
+                uri, pod, container, model_path, config, get_path(spec, "model", "confidential")
+            )
             _credentials(init, pod, svc, config, ctx.cluster, service_account, notes)
             if scheme == "hf":
                 _hf_env(init)
@@ -152,7 +168,9 @@ def _merge_user(init: dict[str, Any], user: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def _attach_oci(uri: str, scheme: str, pod: dict[str, Any], container: str, model_path: str, config: KServeConfig) -> None:
+def _attach_oci(
+    uri: str, scheme: str, pod: dict[str, Any], container: str, model_path: str, config: KServeConfig
+) -> None:
     si = config.storage_initializer
     if scheme == "oci+native":
         _, normalized, _ = parse_oci_scheme(uri)

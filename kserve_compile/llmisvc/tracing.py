@@ -13,8 +13,14 @@ SERVER_SERVICE = "inference-server"
 
 def _resource_env(namespace: str, name: str) -> list[dict[str, Any]]:
     return [
-        {"name": "OTEL_RESOURCE_ATTRIBUTES_NODE_NAME", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "spec.nodeName"}}},
-        {"name": "OTEL_RESOURCE_ATTRIBUTES_POD_NAME", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.name"}}},
+        {
+            "name": "OTEL_RESOURCE_ATTRIBUTES_NODE_NAME",
+            "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "spec.nodeName"}},
+        },
+        {
+            "name": "OTEL_RESOURCE_ATTRIBUTES_POD_NAME",
+            "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.name"}},
+        },
         {
             "name": "OTEL_RESOURCE_ATTRIBUTES",
             "value": f"k8s.namespace.name={namespace},k8s.node.name=$(OTEL_RESOURCE_ATTRIBUTES_NODE_NAME)"

@@ -66,7 +66,9 @@ def _parents_match(parents: list[Any], refs: list[Any]) -> bool:
 
 
 def _parallelism(base: str, workload: Spec) -> list[Problem]:
-    worker_msg = "when worker is specified, parallelism must be configured for either data parallelism or pipeline parallelism"
+    worker_msg = (
+        "when worker is specified, parallelism must be configured for either data parallelism or pipeline parallelism"
+    )
     parallelism = workload.get("parallelism")
     if workload.get("worker") is not None and parallelism is None:
         return [(f"{base}.worker", worker_msg)]
@@ -74,15 +76,25 @@ def _parallelism(base: str, workload: Spec) -> list[Problem]:
         return []
     path = f"{base}.parallelism"
     out: list[Problem] = []
-    if workload.get("worker") is not None and not is_data_parallel(parallelism) and not is_pipeline_parallel(parallelism):
+    if (
+        workload.get("worker") is not None
+        and not is_data_parallel(parallelism)
+        and not is_pipeline_parallel(parallelism)
+    ):
         out.append((f"{base}.worker", worker_msg))
     if is_pipeline_parallel(parallelism) and is_data_parallel(parallelism):
-        out.append((path, "cannot set both pipeline parallelism and data parallelism (data or dataLocal) simultaneously"))
+        out.append(
+            (path, "cannot set both pipeline parallelism and data parallelism (data or dataLocal) simultaneously")
+        )
     if "data" in parallelism and "dataLocal" not in parallelism:
         out.append((f"{path}.dataLocal", "dataLocal must be set when data is set"))
     if "dataLocal" in parallelism and "data" not in parallelism:
         out.append((f"{path}.data", "data must be set when dataLocal is set"))
-    for key, label in (("pipeline", "pipeline parallelism"), ("data", "data parallelism"), ("dataLocal", "dataLocal parallelism")):
+    for key, label in (
+        ("pipeline", "pipeline parallelism"),
+        ("data", "data parallelism"),
+        ("dataLocal", "dataLocal parallelism"),
+    ):
         value = parallelism.get(key)
         if isinstance(value, int) and value <= 0:
             out.append((f"{path}.{key}", f"{label} must be greater than 0"))
@@ -120,7 +132,12 @@ def _scaling(base: str, workload: Spec) -> list[Problem]:
     path = f"{base}.scaling"
     out: list[Problem] = []
     if workload.get("replicas") is not None:
-        out.append((path, "scaling and replicas are mutually exclusive; use scaling for autoscaled deployments or replicas for static deployments"))
+        out.append(
+            (
+                path,
+                "scaling and replicas are mutually exclusive; use scaling for autoscaled deployments or replicas for static deployments",
+            )
+        )
     low, high = scaling.get("minReplicas"), scaling.get("maxReplicas", 0)
     if isinstance(low, int) and isinstance(high, int) and low > high:
         out.append((f"{path}.minReplicas", f"minReplicas ({low}) cannot exceed maxReplicas ({high})"))
@@ -131,7 +148,12 @@ def _scaling(base: str, workload: Spec) -> list[Problem]:
         return [*out, (path, "Required value: either wva or keda must be specified when scaling is configured")]
     if keda is not None:
         if not (keda or {}).get("triggers"):
-            out.append((f"{path}.keda.triggers", "Required value: at least one trigger is required when using direct KEDA scaling"))
+            out.append(
+                (
+                    f"{path}.keda.triggers",
+                    "Required value: at least one trigger is required when using direct KEDA scaling",
+                )
+            )
         return out
     if wva.get("hpa") is not None and wva.get("keda") is not None:
         out.append((f"{path}.wva", "hpa and keda are mutually exclusive; choose one actuator backend"))
@@ -139,7 +161,9 @@ def _scaling(base: str, workload: Spec) -> list[Problem]:
         out.append((f"{path}.wva", "Required value: either hpa or keda must be specified as the actuator backend"))
     cost = wva.get("variantCost")
     if cost and not _VARIANT_COST.match(str(cost)):
-        out.append((f"{path}.wva.variantCost", 'variantCost must be a non-negative numeric string (e.g., "10", "10.0", "0.5")'))
+        out.append(
+            (f"{path}.wva.variantCost", 'variantCost must be a non-negative numeric string (e.g., "10", "10.0", "0.5")')
+        )
     return out
 
 
@@ -149,13 +173,24 @@ def _actuators(decode: Spec, prefill: Spec) -> list[Problem]:
         return []
     if (d.get("keda") is not None) != (p.get("keda") is not None):
         modes = ("direct keda", "wva") if d.get("keda") is not None else ("wva", "direct keda")
-        return [("spec.prefill.scaling", f"decode and prefill must use the same scaling mode; decode uses {modes[0]} but prefill uses {modes[1]}")]
+        return [
+            (
+                "spec.prefill.scaling",
+                f"decode and prefill must use the same scaling mode; decode uses {modes[0]} but prefill uses {modes[1]}",
+            )
+        ]
     dw, pw = d.get("wva"), p.get("wva")
-    if not isinstance(dw, dict) or not isinstance(pw, dict) or (dw.get("hpa") is not None) == (pw.get("hpa") is not None):
+    if (
+        not isinstance(dw, dict)
+        or not isinstance(pw, dict)
+        or (dw.get("hpa") is not None) == (pw.get("hpa") is not None)
+    ):
         return []
     backends = ("hpa", "keda") if dw.get("hpa") is not None else ("keda", "hpa")
-    message = (f"decode and prefill must use the same actuator backend; decode uses {backends[0]} but prefill uses {backends[1]} — "
-               "mixing backends requires two separate metric pipelines and leads to independent, unsynchronised scaling decisions")
+    message = (
+        f"decode and prefill must use the same actuator backend; decode uses {backends[0]} but prefill uses {backends[1]} — "
+        "mixing backends requires two separate metric pipelines and leads to independent, unsynchronised scaling decisions"
+    )
     return [("spec.prefill.scaling.wva", message)]
 
 

@@ -34,7 +34,11 @@ PARALLELISM: _S = {
     "dataRPCPort": ("DataRPCPort", None, True),
     "expert": ("Expert", None, False),
 }
-KV_CACHE: _S = {"cpu": ("CPU", None, False), "evictionPolicy": ("EvictionPolicy", None, False), "secondary": ("Secondary", None, False)}
+KV_CACHE: _S = {
+    "cpu": ("CPU", None, False),
+    "evictionPolicy": ("EvictionPolicy", None, False),
+    "secondary": ("Secondary", None, False),
+}
 ROLLOUT: _S = {"maxUnavailable": ("MaxUnavailable", None, True), "maxSurge": ("MaxSurge", None, True)}
 WORKLOAD: _S = {
     "replicas": ("Replicas", None, True),
@@ -180,8 +184,6 @@ def shutdown_timeout(pod: Any, pre_stop: int) -> int:
 FUNCS = {"ChildName": child_name, "kvTransferConfig": kv_transfer_config, "shutdownTimeout": shutdown_timeout}
 
 
-
-
 def replace_variables(config_spec: Spec, data: Struct) -> Spec:
     """The config spec with every template action executed; ``InputError`` with Go's wording on failure.
 
@@ -280,7 +282,9 @@ def _index(spec: Spec) -> tuple[tuple[_Path, str], ...]:
 
 
 _GROUP_DEPTH = 3  # subtrees this deep (e.g. template.containers[0]) are rebuilt, and cached, as a whole
-_SUBTREES: dict[tuple[int, _Path, tuple[Any, ...]], tuple[Spec, Any]] = {}  # the spec is kept with its entry: ids stay its own
+_SUBTREES: dict[
+    tuple[int, _Path, tuple[Any, ...]], tuple[Spec, Any]
+] = {}  # the spec is kept with its entry: ids stay its own
 
 
 def render_spec(spec: Spec, data: Struct, digests: dict[str, Any]) -> Spec:
@@ -324,7 +328,9 @@ def _digest(escaped: str, data: Struct, digests: dict[str, Any]) -> tuple[Any, .
     return tuple(out)
 
 
-def _render_group(spec: Spec, prefix: _Path, entries: list[tuple[_Path, str]], data: Struct, digests: dict[str, Any]) -> Any:
+def _render_group(
+    spec: Spec, prefix: _Path, entries: list[tuple[_Path, str]], data: Struct, digests: dict[str, Any]
+) -> Any:
     node: Any = spec
     for part in prefix:
         node = node[part]
@@ -335,7 +341,7 @@ def _render_group(spec: Spec, prefix: _Path, entries: list[tuple[_Path, str]], d
             value = json.loads('"' + text + '"') if "\\" in text or '"' in text else text
         except json.JSONDecodeError:
             raise Unbalanced from None  # output that is not a JSON string body: only the whole document decides
-        rest = path[len(prefix):]
+        rest = path[len(prefix) :]
         if not rest:
             return value
         leaf = tree

@@ -72,7 +72,11 @@ def _propagate_deployment_metadata(svc: LLMService, dep: Obj) -> None:
 def main_deployment(svc: LLMService, spec: Spec, ctx: Any, notes: list[str]) -> tuple[Obj, bool]:
     """``expectedSingleNodeMainDeployment``; also says whether the pod has the routing sidecar."""
     role_value = N.ROLE_DECODE if spec.get("prefill") is not None else N.ROLE_BOTH
-    labels = {**N.base_labels(svc.name, N.WORKLOAD), N.KSERVE_COMPONENT: N.KSERVE_COMPONENT_WORKLOAD, N.ROLE: role_value}
+    labels = {
+        **N.base_labels(svc.name, N.WORKLOAD),
+        N.KSERVE_COMPONENT: N.KSERVE_COMPONENT_WORKLOAD,
+        N.ROLE: role_value,
+    }
     pod_annotations = {k: svc.annotations[k] for k in PROMETHEUS_ANNOTATIONS if k in svc.annotations}
     dep = _deployment(svc, N.main_deployment(svc.name), labels, spec.get("replicas"), pod_annotations)
     _rollout(dep["spec"], spec)
@@ -87,7 +91,9 @@ def main_deployment(svc: LLMService, spec: Spec, ctx: Any, notes: list[str]) -> 
             account = _sidecar_account(svc, spec, ctx.cluster)
             pod["serviceAccountName"] = N.child_name(svc.name, "-kserve")
             if spec.get("router") is not None:
-                routing_sidecar(pod).setdefault("env", []).append({"name": "INFERENCE_POOL_NAME", "value": pool_name(spec, svc.name)})
+                routing_sidecar(pod).setdefault("env", []).append(
+                    {"name": "INFERENCE_POOL_NAME", "value": pool_name(spec, svc.name)}
+                )
         attach_model_artifacts(pod, svc, spec, ctx, service_account=account, notes=notes)
         attach_kv_cache_tiers(pod, get_path(spec, "kvCacheOffloading", "secondary"))
     _propagate_deployment_metadata(svc, dep)
@@ -101,7 +107,11 @@ def main_deployment(svc: LLMService, spec: Spec, ctx: Any, notes: list[str]) -> 
 def prefill_deployment(svc: LLMService, spec: Spec, ctx: Any, notes: list[str]) -> Obj:
     """``expectedPrefillMainDeployment``."""
     prefill = spec["prefill"]
-    labels = {**N.base_labels(svc.name, N.WORKLOAD_PREFILL), N.KSERVE_COMPONENT: N.KSERVE_COMPONENT_WORKLOAD, N.ROLE: N.ROLE_PREFILL}
+    labels = {
+        **N.base_labels(svc.name, N.WORKLOAD_PREFILL),
+        N.KSERVE_COMPONENT: N.KSERVE_COMPONENT_WORKLOAD,
+        N.ROLE: N.ROLE_PREFILL,
+    }
     dep = _deployment(svc, N.prefill_deployment(svc.name), labels, prefill.get("replicas"), {})
     _rollout(dep["spec"], prefill)
     template = prefill.get("template")
@@ -112,17 +122,29 @@ def prefill_deployment(svc: LLMService, spec: Spec, ctx: Any, notes: list[str]) 
         attach_kv_cache_tiers(pod, get_path(prefill, "kvCacheOffloading", "secondary"))
     _propagate_deployment_metadata(svc, dep)
     propagate(prefill.get("labels"), dep["spec"]["template"]["metadata"]["labels"])
-    propagate(prefill.get("annotations"), dep["spec"]["template"]["metadata"]["annotations"], [N.ANN_MODEL_BASED_ROUTING])
+    propagate(
+        prefill.get("annotations"), dep["spec"]["template"]["metadata"]["annotations"], [N.ANN_MODEL_BASED_ROUTING]
+    )
     if spec.get("tracing") is not None:
         inject_server_tracing(spec["tracing"], svc, "-prefill", dep["spec"]["template"].get("spec") or {})
     return finish(dep)
 
 
-def _deployment(svc: LLMService, name: str, labels: dict[str, str], replicas: Any, pod_annotations: dict[str, str]) -> Obj:
-    spec: Obj = {"selector": {"matchLabels": labels}, "template": {"metadata": {"labels": labels, "annotations": pod_annotations}}}
+def _deployment(
+    svc: LLMService, name: str, labels: dict[str, str], replicas: Any, pod_annotations: dict[str, str]
+) -> Obj:
+    spec: Obj = {
+        "selector": {"matchLabels": labels},
+        "template": {"metadata": {"labels": labels, "annotations": pod_annotations}},
+    }
     if replicas is not None:
         spec["replicas"] = replicas
-    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {**meta(name, svc.namespace), "labels": labels}, "spec": spec}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {**meta(name, svc.namespace), "labels": labels},
+        "spec": spec,
+    }
 
 
 def _sidecar_account(svc: LLMService, spec: Spec, cluster: Any) -> Obj | str:
@@ -144,7 +166,11 @@ def sidecar_rbac(svc: LLMService, spec: Spec, cluster: Any) -> list[Obj]:
     if not isinstance(account, str):
         out.append(account)
     out.append(role(svc, N.child_name(svc.name, "-kserve-role"), labels, SIDECAR_RULES))
-    out.append(role_binding(svc, N.child_name(svc.name, "-kserve-rb"), labels, sa_name, "Role", N.child_name(svc.name, "-kserve-role")))
+    out.append(
+        role_binding(
+            svc, N.child_name(svc.name, "-kserve-rb"), labels, sa_name, "Role", N.child_name(svc.name, "-kserve-role")
+        )
+    )
     return [finish(o) for o in out]
 
 

@@ -18,10 +18,10 @@ import posixpath
 from typing import Any
 
 from .. import constants as C
+from ..cluster_state import ClusterState
 from ..config import KServeConfig
 from ..datacopy import clone
 from ..errors import InputError
-from ..cluster_state import ClusterState
 from ..render.pod_webhook.credentials import (
     add_service_account_credentials,
     add_storage_spec_credentials,
@@ -30,7 +30,9 @@ from ..render.pod_webhook.storage import local_model_storage_key, uri_supported
 from .models import LocalModelInfo
 
 
-def download_jobs(node: str, models: list[LocalModelInfo], config: KServeConfig, cluster: ClusterState, warnings: list[str]) -> list[dict[str, Any]]:
+def download_jobs(
+    node: str, models: list[LocalModelInfo], config: KServeConfig, cluster: ClusterState, warnings: list[str]
+) -> list[dict[str, Any]]:
     """The Jobs for one node's LocalModelNode entries, in entry order, one per distinct storage key."""
     seen: set[str] = set()
     jobs = []
@@ -43,18 +45,24 @@ def download_jobs(node: str, models: list[LocalModelInfo], config: KServeConfig,
     return jobs
 
 
-def download_job(node: str, info: LocalModelInfo, config: KServeConfig, cluster: ClusterState, warnings: list[str]) -> dict[str, Any]:
+def download_job(
+    node: str, info: LocalModelInfo, config: KServeConfig, cluster: ClusterState, warnings: list[str]
+) -> dict[str, Any]:
     local = config.local_model
     namespace = local.job_namespace
     pvc = f"{info.model_name}-{info.node_group}" + (f"-{info.namespace}-download" if info.namespace else "")
     container = _download_container(info.source_model_uri, config, cluster)
     container["args"] = [info.source_model_uri, C.DEFAULT_MODEL_DIR]
-    container["volumeMounts"] = [{
-        "mountPath": C.DEFAULT_MODEL_DIR,
-        "name": C.LOCAL_MODEL_PVC_SOURCE_VOLUME,
-        "subPath": posixpath.join("models", local_model_storage_key(info.source_model_uri)),
-    }]
-    volumes: list[dict[str, Any]] = [{"name": C.LOCAL_MODEL_PVC_SOURCE_VOLUME, "persistentVolumeClaim": {"claimName": pvc}}]
+    container["volumeMounts"] = [
+        {
+            "mountPath": C.DEFAULT_MODEL_DIR,
+            "name": C.LOCAL_MODEL_PVC_SOURCE_VOLUME,
+            "subPath": posixpath.join("models", local_model_storage_key(info.source_model_uri)),
+        }
+    ]
+    volumes: list[dict[str, Any]] = [
+        {"name": C.LOCAL_MODEL_PVC_SOURCE_VOLUME, "persistentVolumeClaim": {"claimName": pvc}}
+    ]
     if info.service_account_name or info.storage is not None:
         _inject_credentials(container, volumes, info, namespace, config, cluster, warnings)
     labels = {"model": info.model_name, "node": node}
@@ -99,8 +107,13 @@ def _download_container(uri: str, config: KServeConfig, cluster: ClusterState) -
 
 
 def _inject_credentials(
-    container: dict[str, Any], volumes: list[dict[str, Any]], info: LocalModelInfo, namespace: str, config: KServeConfig,
-    cluster: ClusterState, warnings: list[str],
+    container: dict[str, Any],
+    volumes: list[dict[str, Any]],
+    info: LocalModelInfo,
+    namespace: str,
+    config: KServeConfig,
+    cluster: ClusterState,
+    warnings: list[str],
 ) -> None:
     """``injectCredentials``: the storage-spec Secret when ``storage.key`` is set, else the ServiceAccount's
     (``default`` when unnamed), both looked up in the Job namespace. The agent logs a failure and still creates the
@@ -108,13 +121,25 @@ def _inject_credentials(
     try:
         if info.storage is not None and info.storage.key is not None:
             add_storage_spec_credentials(
-                container, namespace=namespace, annotations={}, storage_key=info.storage.key,
-                override_params=info.storage.parameters, config=config.credentials, cluster=cluster, warnings=warnings,
+                container,
+                namespace=namespace,
+                annotations={},
+                storage_key=info.storage.key,
+                override_params=info.storage.parameters,
+                config=config.credentials,
+                cluster=cluster,
+                warnings=warnings,
             )
         else:
             add_service_account_credentials(
-                container, volumes, namespace=namespace, annotations={}, service_account_name=info.service_account_name,
-                config=config.credentials, cluster=cluster, warnings=warnings,
+                container,
+                volumes,
+                namespace=namespace,
+                annotations={},
+                service_account_name=info.service_account_name,
+                config=config.credentials,
+                cluster=cluster,
+                warnings=warnings,
             )
     except InputError as exc:
         warnings.append(f"download Job for {info.status_key}: credentials not injected: {exc.message}")

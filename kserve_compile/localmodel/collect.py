@@ -42,7 +42,10 @@ class LocalModelInputs:
 
     def all_caches(self) -> list[AnyCache]:
         """Cluster caches by name, then namespace caches by (namespace, name): the render order."""
-        return [*sorted(self.caches, key=lambda c: c.name), *sorted(self.namespace_caches, key=lambda c: (c.namespace, c.name))]
+        return [
+            *sorted(self.caches, key=lambda c: c.name),
+            *sorted(self.namespace_caches, key=lambda c: (c.namespace, c.name)),
+        ]
 
 
 Typer = Callable[[Document, type[Any]], Any]
@@ -65,7 +68,12 @@ def collect(docs: Sequence[Document], typed: Typer, problems: list[Problem]) -> 
             obj = obj.model_copy(update={"metadata": obj.metadata.model_copy(update={"namespace": "default"})})
         key = (doc.kind, obj.metadata.namespace if isinstance(obj, LocalModelNamespaceCache) else "", obj.metadata.name)
         if key in seen:
-            problems.append(doc.problem(f"{doc.kind} {'/'.join(filter(None, key[1:]))} is defined twice (also in {seen[key].file})", "metadata.name"))
+            problems.append(
+                doc.problem(
+                    f"{doc.kind} {'/'.join(filter(None, key[1:]))} is defined twice (also in {seen[key].file})",
+                    "metadata.name",
+                )
+            )
             continue
         seen[key] = doc
         out.docs[id(obj)] = doc
@@ -93,5 +101,3 @@ def _validate(inputs: LocalModelInputs, problems: list[Problem]) -> None:
     for cache in inputs.all_caches():
         for exc in missing_node_groups(cache, inputs.node_groups):
             problems.append(inputs.docs[id(cache)].problem(exc.message, exc.path))
-
-

@@ -77,7 +77,12 @@ def persistent_volume_claim(name: str, namespace: str, volume: str, group: Local
         _canonical(resources, "requests")
         _canonical(resources, "limits")
     spec["volumeName"] = volume
-    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": name, "namespace": namespace}, "spec": spec}
+    return {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": spec,
+    }
 
 
 def _canonical(parent: dict[str, Any], key: str) -> None:
@@ -138,17 +143,26 @@ def _serving_volumes(cache: AnyCache, groups: Sequence[str], consumers: Sequence
     return sorted(pairs)
 
 
-def _local_model_nodes(cache: AnyCache, groups: Sequence[LocalModelNodeGroup], nodes: Sequence[Node], out: ControllerOutput) -> None:
+def _local_model_nodes(
+    cache: AnyCache, groups: Sequence[LocalModelNodeGroup], nodes: Sequence[Node], out: ControllerOutput
+) -> None:
     """``ReconcileLocalModelNode``: the cache on every Ready node of each group (not-Ready nodes get no entry)."""
     chosen: dict[str, str] = {}
     for group in groups:
         selected = select_nodes(group, nodes)
         if not selected:
-            out.warnings.append((cache, f"LocalModelNodeGroup {group.name} selects no Ready Node among the inputs: no LocalModelNode or download Job for it"))
+            out.warnings.append(
+                (
+                    cache,
+                    f"LocalModelNodeGroup {group.name} selects no Ready Node among the inputs: no LocalModelNode or download Job for it",
+                )
+            )
         for node in selected:
             if node.name in chosen:
-                message = (f"Node {node.name} is in node groups {chosen[node.name]} and {group.name}; KServe records whichever "
-                           f"its controller reconciles last (Go map order), rendered: {chosen[node.name]}")
+                message = (
+                    f"Node {node.name} is in node groups {chosen[node.name]} and {group.name}; KServe records whichever "
+                    f"its controller reconciles last (Go map order), rendered: {chosen[node.name]}"
+                )
                 out.warnings.append((cache, message))
                 continue
             chosen[node.name] = group.name
@@ -170,7 +184,9 @@ def select_nodes(group: LocalModelNodeGroup, nodes: Iterable[Node]) -> list[Node
     return [n for n in nodes if n.ready and matches(spec, n.name, n.metadata.labels)]
 
 
-def merged_node_models(node_models: Mapping[str, list[LocalModelInfo]], live: Mapping[str, LocalModelNode]) -> dict[str, list[LocalModelInfo]]:
+def merged_node_models(
+    node_models: Mapping[str, list[LocalModelInfo]], live: Mapping[str, LocalModelNode]
+) -> dict[str, list[LocalModelInfo]]:
     """Each touched node's final ``spec.localModels``: a live (input) LocalModelNode's entries kept in their order and
     updated in place (``UpdateLocalModelNode``), new entries appended sorted by (namespace, name)."""
     merged = {}
@@ -198,4 +214,6 @@ def local_model_node(name: str, models: Sequence[LocalModelInfo]) -> dict[str, A
 
 def check_job_namespace(job_namespace: str) -> None:
     if not job_namespace:
-        raise InputError("localModel.jobNamespace is empty: the download PVCs and Jobs need a namespace", "data.localModel")
+        raise InputError(
+            "localModel.jobNamespace is empty: the download PVCs and Jobs need a namespace", "data.localModel"
+        )

@@ -23,7 +23,19 @@ if TYPE_CHECKING:  # the typed cache models load only when a run has local-model
     from .models import LocalModelCache, LocalModelNamespaceCache
 
 # PredictorSpec.GetImplementations order
-_IMPLEMENTATIONS = ("xgboost", "pytorch", "triton", "sklearn", "tensorflow", "onnx", "pmml", "lightgbm", "paddle", "huggingface", "model")
+_IMPLEMENTATIONS = (
+    "xgboost",
+    "pytorch",
+    "triton",
+    "sklearn",
+    "tensorflow",
+    "onnx",
+    "pmml",
+    "lightgbm",
+    "paddle",
+    "huggingface",
+    "model",
+)
 
 
 def predictor_storage_uri(predictor: PredictorSpec) -> str | None:

@@ -68,7 +68,12 @@ def find_cache(
         groups = cache.spec.node_groups
         if node_group is not None and node_group not in groups:
             continue
-        return CacheMatch(cache.name, cache.namespace, cache.spec.source_model_uri, node_group if node_group is not None else groups[0])
+        return CacheMatch(
+            cache.name,
+            cache.namespace,
+            cache.spec.source_model_uri,
+            node_group if node_group is not None else groups[0],
+        )
     return None
 
 

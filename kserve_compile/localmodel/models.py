@@ -34,7 +34,9 @@ class _Strict(BaseModel):
 
 def _quantity(value: Any) -> str | int:
     if isinstance(value, bool) or not isinstance(value, (str, int)) or not is_quantity(value):
-        raise ValueError(f"quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' (got {value!r:.80})")
+        raise ValueError(
+            f"quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' (got {value!r:.80})"
+        )
     return value
 
 

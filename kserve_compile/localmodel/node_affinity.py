@@ -111,5 +111,7 @@ def _field_requirement(req: Mapping[str, Any], name: str, path: str) -> bool:
     if op not in _FIELD_OPERATORS:
         raise InputError(f'"{op}" is not a valid node field selector operator', f"{path}.operator")
     if len(values) != 1:
-        raise InputError(f'unexpected number of value ({len(values)}) for node field selector operator "{op}"', f"{path}.values")
+        raise InputError(
+            f'unexpected number of value ({len(values)}) for node field selector operator "{op}"', f"{path}.values"
+        )
     return (name == values[0]) == (op == "In")

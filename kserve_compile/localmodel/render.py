@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import constants as C
+from ..cluster_state import ClusterState
 from ..config import KServeConfig
 from ..errors import CompileError, InputError, Problem
-from ..cluster_state import ClusterState
 from .agent import download_jobs
 from .collect import LocalModelInputs
 from .controller import (
@@ -24,7 +24,9 @@ from .models import AnyCache, LocalModelInfo, LocalModelNodeGroup, Node
 from .node_affinity import matches
 
 
-def render(inputs: LocalModelInputs, consumers: Sequence[Consumer], config: KServeConfig, cluster: ClusterState) -> tuple[list[dict[str, Any]], list[Problem]]:
+def render(
+    inputs: LocalModelInputs, consumers: Sequence[Consumer], config: KServeConfig, cluster: ClusterState
+) -> tuple[list[dict[str, Any]], list[Problem]]:
     """Every cache's objects and the download Jobs, plus warnings; ``CompileError`` (located) on a bad input."""
     caches = inputs.all_caches()
     if not caches:
@@ -41,16 +43,22 @@ def render(inputs: LocalModelInputs, consumers: Sequence[Consumer], config: KSer
         if any(g not in inputs.node_groups for g in cache.spec.node_groups):
             continue  # reported while collecting: the controller stops at the missing group
         try:
-            reconcile_cache(cache, inputs.node_groups, nodes, consumers, local.job_namespace, local.disable_volume_management, out)
+            reconcile_cache(
+                cache, inputs.node_groups, nodes, consumers, local.job_namespace, local.disable_volume_management, out
+            )
         except InputError as exc:
             problems.append(_group_problem(inputs, cache, exc))
     if problems:
         raise CompileError(problems)
     warnings = [inputs.docs[id(c)].problem(m, severity="warning") for c, m in out.warnings]
     if not local.enabled:
-        warnings.append(inputs.docs[id(caches[0])].problem(
-            "localModel.enabled is false in inferenceservice-config: KServe's webhook does not point InferenceServices "
-            "at the caches (the controller still creates their volumes and LocalModelNodes)", severity="warning"))
+        warnings.append(
+            inputs.docs[id(caches[0])].problem(
+                "localModel.enabled is false in inferenceservice-config: KServe's webhook does not point InferenceServices "
+                "at the caches (the controller still creates their volumes and LocalModelNodes)",
+                severity="warning",
+            )
+        )
     node_models = merged_node_models(out.node_models, inputs.live_nodes)
     objects = [*out.objects.values(), *(local_model_node(name, models) for name, models in node_models.items())]
     objects += _jobs(inputs, node_models, config, cluster, warnings)
@@ -67,7 +75,11 @@ def _group_problem(inputs: LocalModelInputs, cache: AnyCache, exc: InputError) -
 
 
 def _jobs(
-    inputs: LocalModelInputs, node_models: dict[str, list[LocalModelInfo]], config: KServeConfig, cluster: ClusterState, warnings: list[Problem]
+    inputs: LocalModelInputs,
+    node_models: dict[str, list[LocalModelInfo]],
+    config: KServeConfig,
+    cluster: ClusterState,
+    warnings: list[Problem],
 ) -> list[dict[str, Any]]:
     """The node agent's Jobs on every node that gets a LocalModelNode and runs the agent."""
     by_name = {n.name: n for n in inputs.nodes}
@@ -77,9 +89,13 @@ def _jobs(
         node = by_name[node_name]
         if not node.runs_agent:
             key, value = C.LOCAL_MODEL_AGENT_NODE_LABEL
-            warnings.append(inputs.docs[id(node)].problem(
-                f"Node {node_name} lacks the label {key}={value} the node agent DaemonSet selects: no download Job is rendered for it",
-                "metadata.labels", severity="warning"))
+            warnings.append(
+                inputs.docs[id(node)].problem(
+                    f"Node {node_name} lacks the label {key}={value} the node agent DaemonSet selects: no download Job is rendered for it",
+                    "metadata.labels",
+                    severity="warning",
+                )
+            )
             continue
         jobs += download_jobs(node_name, _with_node_groups(node, models, inputs, notes), config, cluster, notes)
     first = inputs.all_caches()[0]
@@ -87,7 +103,9 @@ def _jobs(
     return jobs
 
 
-def _with_node_groups(node: Node, models: list[LocalModelInfo], inputs: LocalModelInputs, notes: list[str]) -> list[LocalModelInfo]:
+def _with_node_groups(
+    node: Node, models: list[LocalModelInfo], inputs: LocalModelInputs, notes: list[str]
+) -> list[LocalModelInfo]:
     """``launchJob``'s fallback for an entry without ``nodeGroup`` (a live LocalModelNode written by an older
     controller): the first LocalModelNodeGroup, by name, whose affinity selects the node. Without one the agent
     fails that reconcile and makes no Job for the entry."""
@@ -96,7 +114,9 @@ def _with_node_groups(node: Node, models: list[LocalModelInfo], inputs: LocalMod
         if not info.node_group:
             group = next((g for _, g in sorted(inputs.node_groups.items()) if _selects(g, node)), None)
             if group is None:
-                notes.append(f"did not find matching nodegroup for node: {node.name} (LocalModelNode entry {info.status_key}): no download Job")
+                notes.append(
+                    f"did not find matching nodegroup for node: {node.name} (LocalModelNode entry {info.status_key}): no download Job"
+                )
                 continue
             info = info.model_copy(update={"node_group": group.name})
         out.append(info)

@@ -14,7 +14,10 @@ from ..models import InferenceService
 if TYPE_CHECKING:
     from .collect import LocalModelInputs
 
-_KEYS = ((C.LABEL_LOCAL_MODEL, C.LABEL_LOCAL_MODEL_NAMESPACE), (C.ANN_LOCAL_MODEL_SOURCE_URI, C.ANN_LOCAL_MODEL_PVC_NAME))
+_KEYS = (
+    (C.LABEL_LOCAL_MODEL, C.LABEL_LOCAL_MODEL_NAMESPACE),
+    (C.ANN_LOCAL_MODEL_SOURCE_URI, C.ANN_LOCAL_MODEL_PVC_NAME),
+)
 
 
 def rewrite_isvc(isvc: InferenceService, inputs: LocalModelInputs | None, config: KServeConfig) -> InferenceService:

@@ -29,7 +29,12 @@ def duplicate_source_uris(caches: Sequence[LocalModelCache]) -> list[tuple[Local
         uri = cache.spec.source_model_uri
         if uri in first:
             other = first[uri]
-            problems.append((cache, InputError(f"LocalModelCache {other.name} has the same StorageURI {uri}", "spec.sourceModelUri")))
+            problems.append(
+                (
+                    cache,
+                    InputError(f"LocalModelCache {other.name} has the same StorageURI {uri}", "spec.sourceModelUri"),
+                )
+            )
         else:
             first[uri] = cache
     return problems

@@ -27,7 +27,15 @@ from .edit import Change, Editor
 from .roundtrip import Chunk, dump, load, split_documents, verify
 from .rules import ISVC_RULES, Settings, apply_rules
 
-__all__ = ["ISVC_RULES", "FileMigration", "Migration", "ObjectMigration", "migrate_paths", "migrate_text", "settings_for"]
+__all__ = [
+    "ISVC_RULES",
+    "FileMigration",
+    "Migration",
+    "ObjectMigration",
+    "migrate_paths",
+    "migrate_text",
+    "settings_for",
+]
 
 
 @dataclass
@@ -113,7 +121,9 @@ def _config(texts: dict[str, str], config_file: str | None) -> KServeConfig:
         maps = config_documents(config_file)
     else:
         maps = [d for name, text in texts.items() for d in parse_text(text, name)]
-    return load_config([d for d in maps if d.api_version == "v1" and d.kind == "ConfigMap" and d.name == C.CONFIGMAP_NAME])
+    return load_config(
+        [d for d in maps if d.api_version == "v1" and d.kind == "ConfigMap" and d.name == C.CONFIGMAP_NAME]
+    )
 
 
 def migrate_text(text: str, file: str, settings: Settings) -> FileMigration:
@@ -149,7 +159,9 @@ def _migrate_chunk(chunk: Chunk, index: int, file: str, settings: Settings) -> t
     if not any(_is_isvc(d) for d in docs):
         return chunk.body, None, len(docs)
     if len(docs) != 1:
-        raise CompileError([docs[0].problem("more than one document between two `---` lines; put each InferenceService in its own")])
+        raise CompileError(
+            [docs[0].problem("more than one document between two `---` lines; put each InferenceService in its own")]
+        )
     migrated = _migrate_object(docs[0], index, file, settings)
     if migrated is None:
         return chunk.body, None, 1
@@ -209,7 +221,14 @@ def _local_model_notes(text: str, file: str) -> list[Problem]:
             present = meta.get(section) if isinstance(meta.get(section), dict) else {}
             for key in keys:
                 if key in present:
-                    notes.append(replace(doc.problem(
-                        "left as is: KServe's webhook sets or removes it from the cluster's LocalModelCache objects "
-                        "(setLocalModelLabel), which kserve-compile does not read", f"metadata.{section}[{key}]"), severity="warning"))
+                    notes.append(
+                        replace(
+                            doc.problem(
+                                "left as is: KServe's webhook sets or removes it from the cluster's LocalModelCache objects "
+                                "(setLocalModelLabel), which kserve-compile does not read",
+                                f"metadata.{section}[{key}]",
+                            ),
+                            severity="warning",
+                        )
+                    )
     return notes

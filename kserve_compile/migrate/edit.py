@@ -68,7 +68,9 @@ class Editor:
                 return DoubleQuotedScalarString(value)
         return value
 
-    def set(self, target: MutableMapping[str, Any], key: str, value: Any, path: Path, rule: str, after: str | None = None) -> None:
+    def set(
+        self, target: MutableMapping[str, Any], key: str, value: Any, path: Path, rule: str, after: str | None = None
+    ) -> None:
         """Replace ``key``'s value where it stands, or add it after ``after`` (at the end when absent or None)."""
         value = self._styled(value)
         if key in target and target[key] is not None:
@@ -174,7 +176,9 @@ def _take_trailing(node: Any, key: Any) -> Any:
 
 def _attach_trailing(node: Any, key: Any, token: Any) -> None:
     owner, slot_key, index = _last_slot(node, key)
-    entry = owner.ca.items.setdefault(slot_key, [None, None, None, None] if isinstance(owner, CommentedMap) else [None, None])
+    entry = owner.ca.items.setdefault(
+        slot_key, [None, None, None, None] if isinstance(owner, CommentedMap) else [None, None]
+    )
     existing = entry[index]
     if existing is not None:  # keep the new entry's own end-of-line comment, then the moved lines
         token = copy.copy(token)

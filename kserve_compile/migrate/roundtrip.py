@@ -57,7 +57,9 @@ def _directives_to_marker(chunks: list[Chunk]) -> list[Chunk]:
 
 def _only_directives(body: str) -> bool:
     lines = [line.strip() for line in body.splitlines()]
-    return any(line.startswith("%") for line in lines) and all(not line or line.startswith(("%", "#")) for line in lines)
+    return any(line.startswith("%") for line in lines) and all(
+        not line or line.startswith(("%", "#")) for line in lines
+    )
 
 
 _KEY_LINE = re.compile(r"^( *)(?:- +)?[^\s#-][^#]*?:(?:\s|$)")
@@ -80,7 +82,11 @@ def guess_indent(text: str) -> tuple[int, int]:
                 offset = indent - previous[0]
             elif key and not item and mapping is None and indent > previous[0]:
                 mapping = indent - previous[0]
-        previous = (indent + (len(item.group(0)) - len(item.group(1)) if item else 0), line) if key and line.rstrip().endswith(":") else None
+        previous = (
+            (indent + (len(item.group(0)) - len(item.group(1)) if item else 0), line)
+            if key and line.rstrip().endswith(":")
+            else None
+        )
         if mapping is not None and offset is not None:
             break
     return mapping or 2, offset if offset is not None else 0
@@ -134,7 +140,7 @@ def dump(tree: Any, yaml: YAML, chunk: Chunk) -> str:
     content = _content(chunk.body)
     if not content.endswith("\n"):
         text = text.rstrip("\n")
-    text += chunk.body[len(content):]
+    text += chunk.body[len(content) :]
     if "\r\n" in chunk.body:
         text = text.replace("\r\n", "\n").replace("\n", "\r\n")
     return text
@@ -144,10 +150,19 @@ def verify(new_body: str, expected: dict[str, Any], file: str, where: tuple[int,
     """The rewritten document, read as ``render`` reads it, must be exactly the migrated data."""
     docs = parse_text(new_body, file)
     if len(docs) != 1 or docs[0].data != expected:
-        raise CompileError([Problem(
-            "cannot rewrite this document without changing fields no rule touches (a ruamel.yaml round-trip limit); "
-            "apply the changes `migrate --dry-run -o json-patch` lists by hand",
-            kind=str(expected.get("kind", "")), name=_name(expected), file=file, line=where[0], col=where[1])])
+        raise CompileError(
+            [
+                Problem(
+                    "cannot rewrite this document without changing fields no rule touches (a ruamel.yaml round-trip limit); "
+                    "apply the changes `migrate --dry-run -o json-patch` lists by hand",
+                    kind=str(expected.get("kind", "")),
+                    name=_name(expected),
+                    file=file,
+                    line=where[0],
+                    col=where[1],
+                )
+            ]
+        )
 
 
 def _name(data: dict[str, Any]) -> str:

@@ -116,7 +116,13 @@ def _type_name(value: Any) -> str:
         return "a number"
     if isinstance(value, str):
         return "a string"
-    return "a list" if isinstance(value, list) else "a mapping" if isinstance(value, MutableMapping) else type(value).__name__
+    return (
+        "a list"
+        if isinstance(value, list)
+        else "a mapping"
+        if isinstance(value, MutableMapping)
+        else type(value).__name__
+    )
 
 
 ANNOTATIONS: Path = ("metadata", "annotations")
@@ -160,12 +166,16 @@ def framework_to_model(obj: Obj, settings: Settings, state: State, editor: Edito
     if not found:
         return
     if len(found) > 1:
-        raise InputError(f"sets {len(found)} model frameworks ({', '.join(found)}); exactly one predictor implementation is allowed",
-                         format_path(PREDICTOR))
+        raise InputError(
+            f"sets {len(found)} model frameworks ({', '.join(found)}); exactly one predictor implementation is allowed",
+            format_path(PREDICTOR),
+        )
     framework = found[0]
     if _present(predictor, "model"):
-        raise InputError(f"sets both {framework} and model; KServe would replace model with the {framework} spec — remove one",
-                         format_path(PREDICTOR + (framework,)))
+        raise InputError(
+            f"sets both {framework} and model; KServe would replace model with the {framework} spec — remove one",
+            format_path(PREDICTOR + (framework,)),
+        )
     spec = mapping_at(obj, PREDICTOR + (framework,))
     assert spec is not None
     fmt, protocol = FRAMEWORK_FORMATS[framework]
@@ -192,7 +202,9 @@ def model_protocol(obj: Obj, settings: Settings, state: State, editor: Editor) -
         return
     model, name = found
     if name in V2_BY_DEFAULT_FORMATS and not _present(model, "protocolVersion"):
-        editor.set(model, "protocolVersion", C.PROTOCOL_V2, PREDICTOR + ("model",), "model-protocol-v2", after="modelFormat")
+        editor.set(
+            model, "protocolVersion", C.PROTOCOL_V2, PREDICTOR + ("model",), "model-protocol-v2", after="modelFormat"
+        )
 
 
 def model_format_annotation(obj: Obj, settings: Settings, state: State, editor: Editor) -> None:
@@ -290,7 +302,9 @@ def automount_token(obj: Obj, settings: Settings, state: State, editor: Editor) 
         if component is None:  # an isvc without a predictor is rejected by validation; nothing to store
             continue
         if not _present(component, "automountServiceAccountToken"):
-            editor.set(component, "automountServiceAccountToken", False, ("spec", kind), "automount-service-account-token")
+            editor.set(
+                component, "automountServiceAccountToken", False, ("spec", kind), "automount-service-account-token"
+            )
 
 
 class _Scoped(Editor):
@@ -307,25 +321,50 @@ class _Scoped(Editor):
 _SRC = "pkg/apis/serving/v1beta1/"
 
 ISVC_RULES: tuple[Rule, ...] = (
-    Rule("deployment-mode-name", _SRC + "inference_service_defaults.go DefaultInferenceService (deprecated annotation values)",
-         "serving.kserve.io/deploymentMode RawDeployment → Standard, Serverless → Knative", legacy_mode_name),
-    Rule("deployment-mode-default", _SRC + "inference_service_defaults.go DefaultInferenceService; configmap.go NewDeployConfig",
-         "no deploymentMode annotation and deploy.defaultDeploymentMode is Standard or ModelMesh: the annotation is added",
-         default_mode_annotation),
-    Rule("framework-to-model", _SRC + "inference_service_defaults.go setPredictorModelDefaults, assign<Framework>Runtime",
-         "predictor.<framework> → predictor.model with modelFormat.name; triton/onnx/huggingface get protocolVersion v2 when unset",
-         framework_to_model),
-    Rule("model-protocol-v2", _SRC + "inference_service_defaults.go setPredictorModelDefaults",
-         "predictor.model of format triton or vLLM without protocolVersion gets v2", model_protocol),
-    Rule("model-format-annotation", _SRC + "inference_service_defaults.go setPredictorModelDefaults",
-         "metadata.annotations.modelFormat = predictor.model.modelFormat.name unless already set", model_format_annotation),
-    Rule("component-defaults", _SRC + "predictor_custom.go, transformer_custom.go, explainer_custom.go, explainer_art.go Default; "
-         "inference_service_defaults.go setResourceRequirementDefaults",
-         "custom containers[0] named kserve-container with the configured resource defaults; ART explainer named, "
-         "runtimeVersion and resources defaulted", component_defaults),
-    Rule("automount-service-account-token", _SRC + "inference_service_defaults.go disableAutomountServiceAccountToken",
-         "security.autoMountServiceAccountToken false: automountServiceAccountToken: false on each component that leaves it unset",
-         automount_token),
+    Rule(
+        "deployment-mode-name",
+        _SRC + "inference_service_defaults.go DefaultInferenceService (deprecated annotation values)",
+        "serving.kserve.io/deploymentMode RawDeployment → Standard, Serverless → Knative",
+        legacy_mode_name,
+    ),
+    Rule(
+        "deployment-mode-default",
+        _SRC + "inference_service_defaults.go DefaultInferenceService; configmap.go NewDeployConfig",
+        "no deploymentMode annotation and deploy.defaultDeploymentMode is Standard or ModelMesh: the annotation is added",
+        default_mode_annotation,
+    ),
+    Rule(
+        "framework-to-model",
+        _SRC + "inference_service_defaults.go setPredictorModelDefaults, assign<Framework>Runtime",
+        "predictor.<framework> → predictor.model with modelFormat.name; triton/onnx/huggingface get protocolVersion v2 when unset",
+        framework_to_model,
+    ),
+    Rule(
+        "model-protocol-v2",
+        _SRC + "inference_service_defaults.go setPredictorModelDefaults",
+        "predictor.model of format triton or vLLM without protocolVersion gets v2",
+        model_protocol,
+    ),
+    Rule(
+        "model-format-annotation",
+        _SRC + "inference_service_defaults.go setPredictorModelDefaults",
+        "metadata.annotations.modelFormat = predictor.model.modelFormat.name unless already set",
+        model_format_annotation,
+    ),
+    Rule(
+        "component-defaults",
+        _SRC + "predictor_custom.go, transformer_custom.go, explainer_custom.go, explainer_art.go Default; "
+        "inference_service_defaults.go setResourceRequirementDefaults",
+        "custom containers[0] named kserve-container with the configured resource defaults; ART explainer named, "
+        "runtimeVersion and resources defaulted",
+        component_defaults,
+    ),
+    Rule(
+        "automount-service-account-token",
+        _SRC + "inference_service_defaults.go disableAutomountServiceAccountToken",
+        "security.autoMountServiceAccountToken false: automountServiceAccountToken: false on each component that leaves it unset",
+        automount_token,
+    ),
 )
 
 

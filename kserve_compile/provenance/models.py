@@ -32,6 +32,11 @@ def _retag(value: Any, source: Any) -> Any:
         return [_retag(v, s) for v, s in zip(value, source)]
     if isinstance(value, dict) and isinstance(source, dict):
         return {k: _retag(v, source[k]) if k in source else v for k, v in value.items()}
-    if origin_of(source) is not None and origin_of(value) is None and type(value) in (str, int, float) and value == source:
+    if (
+        origin_of(source) is not None
+        and origin_of(value) is None
+        and type(value) in (str, int, float)
+        and value == source
+    ):
         return source
     return value

@@ -26,9 +26,15 @@ GRAPH = ("pkg/controller/v1alpha1/inferencegraph", "graph/render.py")
 
 # The pod webhook's injectors, in the order mutator.go runs them.
 INJECTORS: dict[str, tuple[str, str]] = {
-    "storage initializer": ("pkg/webhook/admission/pod/storage_initializer_injector.go", "render/pod_webhook/storage.py"),
+    "storage initializer": (
+        "pkg/webhook/admission/pod/storage_initializer_injector.go",
+        "render/pod_webhook/storage.py",
+    ),
     "agent": ("pkg/webhook/admission/pod/agent_injector.go", "render/pod_webhook/agent.py"),
-    "metrics aggregation": ("pkg/webhook/admission/pod/metrics_aggregate_injector.go", "render/pod_webhook/metrics_aggregation.py"),
+    "metrics aggregation": (
+        "pkg/webhook/admission/pod/metrics_aggregate_injector.go",
+        "render/pod_webhook/metrics_aggregation.py",
+    ),
     "modelcar": ("pkg/webhook/admission/pod/storage_initializer_injector.go (OCI)", "render/pod_webhook/modelcar.py"),
     "accelerator selector": ("pkg/webhook/admission/pod/accelerator_injector.go", "render/pod_webhook/inject.py"),
 }
@@ -97,4 +103,6 @@ def tag_config_json(raw: Any, key: str, value: Any) -> Any:
 
 def tag_embedded(data: Any, what: str, file: str, prefix: Path = ()) -> Any:
     """Data kserve-compile ships (KServe's own ConfigMap and runtimes), tagged with its file and field path."""
-    return tag_tree(data, lambda path: Origin("default", f"{what} {path_text((*prefix, *path))}".rstrip(), f"kserve_compile/{file}"))
+    return tag_tree(
+        data, lambda path: Origin("default", f"{what} {path_text((*prefix, *path))}".rstrip(), f"kserve_compile/{file}")
+    )

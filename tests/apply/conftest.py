@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
+from fakeapi import FakeApi
 
 from kserve_compile.apply.kube import Kube, RetryPolicy, api_client_for_host
-from fakeapi import FakeApi
 
 
 @pytest.fixture

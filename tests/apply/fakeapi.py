@@ -26,9 +26,10 @@ import re
 import socket
 import threading
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
 import yaml
@@ -69,8 +70,17 @@ RESOURCES = [
     ("inference.networking.x-k8s.io", "v1alpha2", "InferencePool", "inferencepools", True, True),
 ]
 
-_IGNORED_META = {"name", "namespace", "uid", "resourceVersion", "generation", "managedFields",
-                 "creationTimestamp", "selfLink", "deletionTimestamp"}
+_IGNORED_META = {
+    "name",
+    "namespace",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "managedFields",
+    "creationTimestamp",
+    "selfLink",
+    "deletionTimestamp",
+}
 
 
 @dataclass
@@ -109,8 +119,14 @@ class Fault:
 
 
 def _status_body(code: int, reason: str, message: str, causes: list[dict[str, Any]] | None = None) -> dict:
-    body: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": code,
-                            "reason": reason, "message": message}
+    body: dict[str, Any] = {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "status": "Failure",
+        "code": code,
+        "reason": reason,
+        "message": message,
+    }
     if causes:
         body["details"] = {"causes": causes}
     return body
@@ -194,7 +210,7 @@ def _fields_v1(paths: set[tuple[str, ...]]) -> dict[str, Any]:
 
 
 class FakeApi:
-    def __init__(self, oracle: "Oracle | None" = None) -> None:
+    def __init__(self, oracle: Oracle | None = None) -> None:
         self.oracle = oracle  # structured-merge-diff instead of the simplified merge
         self.lock = threading.Condition()
         self.objects: dict[tuple[str, str, str, str], dict[str, Any]] = {}  # (group, plural, ns, name)
@@ -224,8 +240,7 @@ class FakeApi:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         return f"http://127.0.0.1:{self._server.server_address[1]}"
 
@@ -238,11 +253,30 @@ class FakeApi:
             self._server.server_close()
 
     # --- test helpers ---------------------------------------------------------------------------
-    def fail(self, method: str, path_re: str, status: int = 500, times: int = 1, *, reason: str = "",
-             message: str = "", causes: list[dict[str, Any]] | None = None, headers: dict[str, str] | None = None,
-             dry_run: bool | None = None, raw: bytes | None = None) -> Fault:
-        fault = Fault(method, path_re, status, _status_body(status, reason, message, causes), headers or {},
-                      times, dry_run, raw=raw)
+    def fail(
+        self,
+        method: str,
+        path_re: str,
+        status: int = 500,
+        times: int = 1,
+        *,
+        reason: str = "",
+        message: str = "",
+        causes: list[dict[str, Any]] | None = None,
+        headers: dict[str, str] | None = None,
+        dry_run: bool | None = None,
+        raw: bytes | None = None,
+    ) -> Fault:
+        fault = Fault(
+            method,
+            path_re,
+            status,
+            _status_body(status, reason, message, causes),
+            headers or {},
+            times,
+            dry_run,
+            raw=raw,
+        )
         with self.lock:
             self.faults.append(fault)
         return fault
@@ -285,8 +319,9 @@ class FakeApi:
 
     def names(self, group: str, plural: str, namespace: str = "") -> list[str]:
         with self.lock:
-            return sorted(k[3] for k in self.objects if k[0] == group and k[1] == plural
-                          and (not namespace or k[2] == namespace))
+            return sorted(
+                k[3] for k in self.objects if k[0] == group and k[1] == plural and (not namespace or k[2] == namespace)
+            )
 
     def put(self, obj: dict[str, Any], manager: str = "test-setup") -> dict[str, Any]:
         """Create or replace an object directly (as some other client would), owned by ``manager``."""
@@ -298,9 +333,16 @@ class FakeApi:
                 return self._oracle_update(key, res, copy.deepcopy(obj), manager)
             return self._commit(key, res, copy.deepcopy(obj), manager, "Update", _owned_paths(obj, False).keys())
 
-    def update(self, group: str, plural: str, namespace: str, name: str,
-               mutate: Callable[[dict[str, Any]], None], manager: str = "kubectl-edit",
-               subresource: str = "") -> dict[str, Any]:
+    def update(
+        self,
+        group: str,
+        plural: str,
+        namespace: str,
+        name: str,
+        mutate: Callable[[dict[str, Any]], None],
+        manager: str = "kubectl-edit",
+        subresource: str = "",
+    ) -> dict[str, Any]:
         """An Update by another manager: it takes ownership of every leaf it changed."""
         with self.lock:
             key = (group, plural, namespace, name)
@@ -342,8 +384,17 @@ class FakeApi:
         self.current_rv = next(self.rv)
         return self.current_rv
 
-    def _commit(self, key, res, new: dict[str, Any], manager: str, operation: str,
-                paths, persist: bool = True, managed_fields: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    def _commit(
+        self,
+        key,
+        res,
+        new: dict[str, Any],
+        manager: str,
+        operation: str,
+        paths,
+        persist: bool = True,
+        managed_fields: list[dict[str, Any]] | None = None,
+    ) -> dict[str, Any]:
         """Store ``new`` (the merged object) with ``manager`` owning ``paths``; no-op writes change nothing.
 
         With ``managed_fields`` (the oracle's answer) those entries are stored as they are instead.
@@ -351,7 +402,7 @@ class FakeApi:
         live = self.objects.get(key)
         owners = copy.deepcopy(self.owners.get(key, {}))
         paths = set(paths)
-        for other, (op, owned) in list(owners.items()):
+        for other, (_op, owned) in list(owners.items()):
             if other != manager:
                 owned -= paths
                 if not owned:
@@ -369,19 +420,30 @@ class FakeApi:
         if live is not None:
             for k in ("uid", "creationTimestamp", "generation", "resourceVersion"):
                 meta[k] = live["metadata"][k]
-            spec_changed = {k: v for k, v in new.items() if k not in ("metadata", "status")} != \
-                {k: v for k, v in live.items() if k not in ("metadata", "status")}
+            spec_changed = {k: v for k, v in new.items() if k not in ("metadata", "status")} != {
+                k: v for k, v in live.items() if k not in ("metadata", "status")
+            }
             if spec_changed:
                 meta["generation"] = live["metadata"]["generation"] + 1
         else:
-            meta.update(uid=str(uuid.UUID(int=len(self.objects) + 1 + self.current_rv)),
-                        creationTimestamp="2026-01-01T00:00:00Z", generation=1)
+            meta.update(
+                uid=str(uuid.UUID(int=len(self.objects) + 1 + self.current_rv)),
+                creationTimestamp="2026-01-01T00:00:00Z",
+                generation=1,
+            )
         if managed_fields is not None:
             meta["managedFields"] = copy.deepcopy(managed_fields)
         else:
             meta["managedFields"] = [
-                {"manager": m, "operation": op, "apiVersion": new["apiVersion"], "fieldsType": "FieldsV1",
-                 "fieldsV1": _fields_v1(p)} for m, (op, p) in sorted(owners.items())]
+                {
+                    "manager": m,
+                    "operation": op,
+                    "apiVersion": new["apiVersion"],
+                    "fieldsType": "FieldsV1",
+                    "fieldsV1": _fields_v1(p),
+                }
+                for m, (op, p) in sorted(owners.items())
+            ]
         unchanged = live is not None and _strip_rv(live) == _strip_rv(new)
         if unchanged:
             return copy.deepcopy(live)
@@ -402,8 +464,9 @@ class FakeApi:
         self.event_rvs.append(self.current_rv)
         self.lock.notify_all()
 
-    def apply(self, key, res, body: dict[str, Any], manager: str, force: bool, dry_run: bool,
-              status_only: bool) -> tuple[int, dict[str, Any]]:
+    def apply(
+        self, key, res, body: dict[str, Any], manager: str, force: bool, dry_run: bool, status_only: bool
+    ) -> tuple[int, dict[str, Any]]:
         meta = body.get("metadata") or {}
         if meta.get("name") and meta["name"] != key[3]:
             raise ApiFailure(400, "BadRequest", "the name of the object does not match the name on the URL")
@@ -417,14 +480,23 @@ class FakeApi:
         if live is not None and not force:
             causes = []
             for path, value in sorted(applied.items()):
-                for other, (op, owned) in sorted(owners.items()):
+                for other, (_op, owned) in sorted(owners.items()):
                     if other != manager and path in owned and _get(live, path) != value:
-                        causes.append({"type": "FieldManagerConflict",
-                                       "message": f'conflict with "{other}" using {live["apiVersion"]}',
-                                       "field": "." + ".".join(path)})
+                        causes.append(
+                            {
+                                "type": "FieldManagerConflict",
+                                "message": f'conflict with "{other}" using {live["apiVersion"]}',
+                                "field": "." + ".".join(path),
+                            }
+                        )
             if causes:
-                raise ApiFailure(409, "Conflict", f"Apply failed with {len(causes)} conflict(s): " +
-                                 "; ".join(f'{c["message"]}: {c["field"]}' for c in causes), causes)
+                raise ApiFailure(
+                    409,
+                    "Conflict",
+                    f"Apply failed with {len(causes)} conflict(s): "
+                    + "; ".join(f"{c['message']}: {c['field']}" for c in causes),
+                    causes,
+                )
         new = copy.deepcopy(live) if live is not None else {}
         previously = owners.get(manager, ("Apply", set()))[1]
         for path in previously - set(applied):
@@ -441,36 +513,61 @@ class FakeApi:
         for path in self.immutable.get(res[2], []):
             if _get(live, path) is not _MISSING and _get(live, path) != _get(new, path):
                 field_name = ".".join(path)
-                msg = f'{res[2]}.{res[0] or "core"} "{key[3]}" is invalid: {field_name}: Invalid value: ' \
-                      f'{json.dumps(_get(new, path), sort_keys=True)}: field is immutable'
-                raise ApiFailure(422, "Invalid", msg, [{"reason": "FieldValueInvalid",
-                                                       "message": "Invalid value: field is immutable",
-                                                       "field": field_name}])
+                msg = (
+                    f'{res[2]}.{res[0] or "core"} "{key[3]}" is invalid: {field_name}: Invalid value: '
+                    f"{json.dumps(_get(new, path), sort_keys=True)}: field is immutable"
+                )
+                raise ApiFailure(
+                    422,
+                    "Invalid",
+                    msg,
+                    [
+                        {
+                            "reason": "FieldValueInvalid",
+                            "message": "Invalid value: field is immutable",
+                            "field": field_name,
+                        }
+                    ],
+                )
 
     # --- structured-merge-diff (FakeApi(oracle=...)) -------------------------------------------
-    def _oracle_apply(self, key, res, live: dict[str, Any] | None, body: dict[str, Any], manager: str,
-                      force: bool, dry_run: bool, status_only: bool) -> tuple[int, dict[str, Any]]:
+    def _oracle_apply(
+        self,
+        key,
+        res,
+        live: dict[str, Any] | None,
+        body: dict[str, Any],
+        manager: str,
+        force: bool,
+        dry_run: bool,
+        status_only: bool,
+    ) -> tuple[int, dict[str, Any]]:
         from smd import OracleConflict, OracleError
 
         config = copy.deepcopy(body)
         config.setdefault("apiVersion", f"{res[0]}/{res[1]}" if res[0] else res[1])
         config.setdefault("kind", res[2])
         try:
-            result = self.oracle.apply(live, config, manager, force=force,
-                                       subresource="status" if status_only else "")
+            result = self.oracle.apply(live, config, manager, force=force, subresource="status" if status_only else "")
         except OracleConflict as conflict:
-            causes = [{"type": "FieldManagerConflict", "message": c.message, "field": c.field}
-                      for c in conflict.conflicts]
+            causes = [
+                {"type": "FieldManagerConflict", "message": c.message, "field": c.field} for c in conflict.conflicts
+            ]
             raise ApiFailure(409, "Conflict", str(conflict), causes) from None
         except OracleError as err:
             # kube-apiserver answers a patch it cannot type (e.g. a keyed list item without its key) with 500
-            raise ApiFailure(500, "InternalError", f"failed to create typed patch object "
-                                                   f"({key[2]}/{key[3]}; {config['apiVersion']}, Kind={res[2]}): {err}")
+            raise ApiFailure(
+                500,
+                "InternalError",
+                f"failed to create typed patch object "
+                f"({key[2]}/{key[3]}; {config['apiVersion']}, Kind={res[2]}): {err}",
+            ) from None
         if live is not None and not status_only:
             self._check_immutable(key, res, live, result.object)
         code = 201 if live is None else 200
-        return code, self._commit(key, res, result.object, manager, "Apply", (), persist=not dry_run,
-                                  managed_fields=result.managed_fields)
+        return code, self._commit(
+            key, res, result.object, manager, "Apply", (), persist=not dry_run, managed_fields=result.managed_fields
+        )
 
     def _oracle_update(self, key, res, new: dict[str, Any], manager: str, subresource: str = "") -> dict[str, Any]:
         from smd import OracleConflict, OracleError
@@ -529,8 +626,10 @@ def _match_fields(obj: dict[str, Any], selector: str) -> bool:
     return True
 
 
-_PATH = re.compile(r"^/(?:api/(?P<cv>v1)|apis/(?P<g>[^/]+)/(?P<v>[^/]+))"
-                   r"(?:/namespaces/(?P<ns>[^/]+))?/(?P<plural>[^/]+)(?:/(?P<name>[^/]+))?(?:/(?P<sub>status|scale))?$")
+_PATH = re.compile(
+    r"^/(?:api/(?P<cv>v1)|apis/(?P<g>[^/]+)/(?P<v>[^/]+))"
+    r"(?:/namespaces/(?P<ns>[^/]+))?/(?P<plural>[^/]+)(?:/(?P<name>[^/]+))?(?:/(?P<sub>status|scale))?$"
+)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -603,8 +702,12 @@ class _Handler(BaseHTTPRequestHandler):
                 return self._send_raw(fault.status, fault.raw)
             return self._send(fault.status, fault.body, fault.headers)
         try:
-            if url.path in ("/api", "/apis", "/version") or url.path.count("/") <= 3 and method == "GET" \
-                    and not _PATH.match(url.path):
+            if (
+                url.path in ("/api", "/apis", "/version")
+                or url.path.count("/") <= 3
+                and method == "GET"
+                and not _PATH.match(url.path)
+            ):
                 return self._send(200, self._discovery(url.path))
             m = _PATH.match(url.path)
             if not m:
@@ -637,28 +740,55 @@ class _Handler(BaseHTTPRequestHandler):
             for g, v, *_ in RESOURCES:
                 if g and v not in groups.setdefault(g, []):
                     groups[g].append(v)
-            return {"kind": "APIGroupList", "apiVersion": "v1", "groups": [
-                {"name": g, "versions": [{"groupVersion": f"{g}/{v}", "version": v} for v in vs],
-                 "preferredVersion": {"groupVersion": f"{g}/{vs[0]}", "version": vs[0]}}
-                for g, vs in sorted(groups.items())]}
+            return {
+                "kind": "APIGroupList",
+                "apiVersion": "v1",
+                "groups": [
+                    {
+                        "name": g,
+                        "versions": [{"groupVersion": f"{g}/{v}", "version": v} for v in vs],
+                        "preferredVersion": {"groupVersion": f"{g}/{vs[0]}", "version": vs[0]},
+                    }
+                    for g, vs in sorted(groups.items())
+                ],
+            }
         parts = path.strip("/").split("/")
         if parts[0] == "apis" and len(parts) == 2:
             versions = [v for g, v, *_ in RESOURCES if g == parts[1]]
             if not versions:
                 raise ApiFailure(404, "NotFound", f"no group {parts[1]}")
             gvs = [{"groupVersion": f"{parts[1]}/{v}", "version": v} for v in dict.fromkeys(versions)]
-            return {"kind": "APIGroup", "apiVersion": "v1", "name": parts[1], "versions": gvs,
-                    "preferredVersion": gvs[0]}
+            return {
+                "kind": "APIGroup",
+                "apiVersion": "v1",
+                "name": parts[1],
+                "versions": gvs,
+                "preferredVersion": gvs[0],
+            }
         group, version = ("", parts[1]) if parts[0] == "api" else (parts[1], parts[2] if len(parts) > 2 else "")
         resources = []
         for g, v, kind, plural, namespaced, has_status in RESOURCES:
             if g == group and v == version:
                 verbs = ["create", "delete", "get", "list", "patch", "update", "watch"]
-                resources.append({"name": plural, "singularName": kind.lower(), "namespaced": namespaced,
-                                  "kind": kind, "verbs": verbs})
+                resources.append(
+                    {
+                        "name": plural,
+                        "singularName": kind.lower(),
+                        "namespaced": namespaced,
+                        "kind": kind,
+                        "verbs": verbs,
+                    }
+                )
                 if has_status:
-                    resources.append({"name": f"{plural}/status", "singularName": "", "namespaced": namespaced,
-                                      "kind": kind, "verbs": ["get", "patch", "update"]})
+                    resources.append(
+                        {
+                            "name": f"{plural}/status",
+                            "singularName": "",
+                            "namespaced": namespaced,
+                            "kind": kind,
+                            "verbs": ["get", "patch", "update"],
+                        }
+                    )
         if not resources:
             raise ApiFailure(404, "NotFound", f"no group version {group}/{version}")
         gv = f"{group}/{version}" if group else version
@@ -676,15 +806,24 @@ class _Handler(BaseHTTPRequestHandler):
                     raise ApiFailure(404, "NotFound", f'{plural}.{group} "{name}" not found')
                 return 200, copy.deepcopy(obj)
             if method == "GET":
-                items = [copy.deepcopy(o) for k, o in sorted(fake.objects.items())
-                         if k[0] == group and k[1] == plural and (not ns or k[2] == ns)
-                         and _match_labels(o, query.get("labelSelector", ""))
-                         and _match_fields(o, query.get("fieldSelector", ""))]
+                items = [
+                    copy.deepcopy(o)
+                    for k, o in sorted(fake.objects.items())
+                    if k[0] == group
+                    and k[1] == plural
+                    and (not ns or k[2] == ns)
+                    and _match_labels(o, query.get("labelSelector", ""))
+                    and _match_fields(o, query.get("fieldSelector", ""))
+                ]
                 for item in items:
                     item.pop("apiVersion", None)
                     item.pop("kind", None)
-                return 200, {"kind": f"{kind}List", "apiVersion": f"{group}/{version}" if group else version,
-                             "metadata": {"resourceVersion": str(fake.current_rv)}, "items": items}
+                return 200, {
+                    "kind": f"{kind}List",
+                    "apiVersion": f"{group}/{version}" if group else version,
+                    "metadata": {"resourceVersion": str(fake.current_rv)},
+                    "items": items,
+                }
             if method == "PATCH":
                 if ctype != "application/apply-patch+yaml":
                     raise ApiFailure(415, "UnsupportedMediaType", f"fake supports only apply patches, got {ctype}")
@@ -709,20 +848,30 @@ class _Handler(BaseHTTPRequestHandler):
                     raise ApiFailure(409, "AlreadyExists", f'{plural}.{group} "{name}" already exists')
                 if fake.oracle is not None:
                     return 201, fake._oracle_update(key, res, copy.deepcopy(body), query.get("fieldManager", "unknown"))
-                return 201, fake._commit(key, res, copy.deepcopy(body), query.get("fieldManager", "unknown"),
-                                         "Update", _owned_paths(body, False).keys())
+                return 201, fake._commit(
+                    key,
+                    res,
+                    copy.deepcopy(body),
+                    query.get("fieldManager", "unknown"),
+                    "Update",
+                    _owned_paths(body, False).keys(),
+                )
             if method == "PUT":
                 live = fake.objects.get(key)
                 if live is None:
                     raise ApiFailure(404, "NotFound", f'{plural}.{group} "{name}" not found')
                 if (body.get("metadata") or {}).get("resourceVersion") != live["metadata"]["resourceVersion"]:
-                    raise ApiFailure(409, "Conflict", "the object has been modified; please apply your changes "
-                                                      "to the latest version and try again")
+                    raise ApiFailure(
+                        409,
+                        "Conflict",
+                        "the object has been modified; please apply your changes to the latest version and try again",
+                    )
                 new = copy.deepcopy(body)
                 if fake.oracle is not None:
                     return 200, fake._oracle_update(key, res, new, query.get("fieldManager", "unknown"))
-                return 200, fake._commit(key, res, new, query.get("fieldManager", "unknown"), "Update",
-                                         _owned_paths(body, False).keys())
+                return 200, fake._commit(
+                    key, res, new, query.get("fieldManager", "unknown"), "Update", _owned_paths(body, False).keys()
+                )
         raise ApiFailure(405, "MethodNotAllowed", method)
 
     def _watch(self, res, ns, query) -> None:
@@ -747,8 +896,14 @@ class _Handler(BaseHTTPRequestHandler):
                 epoch = fake.watch_epoch
                 while not fake._stopping:
                     if since < fake.compacted_rv or epoch != fake.watch_epoch:
-                        emit({"type": "ERROR", "object": _status_body(
-                            410, "Expired", f"too old resource version: {since} ({fake.compacted_rv})")})
+                        emit(
+                            {
+                                "type": "ERROR",
+                                "object": _status_body(
+                                    410, "Expired", f"too old resource version: {since} ({fake.compacted_rv})"
+                                ),
+                            }
+                        )
                         return
                     first = bisect.bisect_right(fake.event_rvs, sent_rv)
                     for rv, gp, etype, obj in fake.events[first:]:
@@ -775,8 +930,16 @@ class _Handler(BaseHTTPRequestHandler):
                         return
                     if query.get("allowWatchBookmarks") == "true" and sent_rv < fake.current_rv:
                         sent_rv = fake.current_rv
-                        emit({"type": "BOOKMARK", "object": {"kind": kind, "apiVersion": f"{group}/{version}"
-                              if group else version, "metadata": {"resourceVersion": str(sent_rv)}}})
+                        emit(
+                            {
+                                "type": "BOOKMARK",
+                                "object": {
+                                    "kind": kind,
+                                    "apiVersion": f"{group}/{version}" if group else version,
+                                    "metadata": {"resourceVersion": str(sent_rv)},
+                                },
+                            }
+                        )
                     fake.lock.wait(min(remaining, 0.5))
         except (BrokenPipeError, ConnectionResetError, OSError):
             return

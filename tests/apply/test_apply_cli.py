@@ -92,8 +92,9 @@ def test_apply_error_exits_1_and_names_the_object(fake, tmp_path):
 
 def test_apply_wait_times_out_with_exit_4(fake, tmp_path, monkeypatch):
     files = write(tmp_path / "r.yaml", [deployment("d")])
-    result = runner.invoke(app(), ["apply", files, "--rendered", "--server", fake.url, "-n", "ns", "--wait",
-                                   "--timeout", "0"])
+    result = runner.invoke(
+        app(), ["apply", files, "--rendered", "--server", fake.url, "-n", "ns", "--wait", "--timeout", "0"]
+    )
     assert result.exit_code == 4
     assert "timed out waiting for: Deployment.apps/ns/d: InProgress replicas: 0/1" in result.stderr
 
@@ -102,10 +103,17 @@ def test_cli_module_imports_no_kubernetes():
     import subprocess
     import sys
 
-    code = ("import sys, kserve_compile.apply.cli; "
-            "bad = [m for m in ('kubernetes', 'yaml', 'urllib3') if m in sys.modules]; print(bad)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=pathlib.Path(__file__).resolve().parents[2])
+    code = (
+        "import sys, kserve_compile.apply.cli; "
+        "bad = [m for m in ('kubernetes', 'yaml', 'urllib3') if m in sys.modules]; print(bad)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=pathlib.Path(__file__).resolve().parents[2],
+    )
     assert out.stdout.strip() == "[]"
 
 
@@ -121,11 +129,18 @@ def test_unreachable_server_is_a_clear_error_naming_server_and_context(tmp_path)
     files = write(tmp_path / "r.yaml", [deployment("d")])
     port = _closed_port()
     kubeconfig = tmp_path / "kubeconfig"
-    kubeconfig.write_text(yaml.safe_dump({
-        "apiVersion": "v1", "kind": "Config", "current-context": "lab",
-        "clusters": [{"name": "c", "cluster": {"server": f"http://127.0.0.1:{port}"}}],
-        "users": [{"name": "u", "user": {"token": "t"}}],
-        "contexts": [{"name": "lab", "context": {"cluster": "c", "user": "u"}}]}))
+    kubeconfig.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "v1",
+                "kind": "Config",
+                "current-context": "lab",
+                "clusters": [{"name": "c", "cluster": {"server": f"http://127.0.0.1:{port}"}}],
+                "users": [{"name": "u", "user": {"token": "t"}}],
+                "contexts": [{"name": "lab", "context": {"cluster": "c", "user": "u"}}],
+            }
+        )
+    )
     result = runner.invoke(app(), ["apply", files, "--rendered", "--kubeconfig", str(kubeconfig), "-n", "ns"])
     assert result.exit_code == 1  # as kubectl: "The connection to the server ... was refused" exits 1
     assert f"cannot reach the API server at http://127.0.0.1:{port} (kubeconfig context 'lab')" in result.stderr
@@ -135,8 +150,19 @@ def test_unreachable_server_is_a_clear_error_naming_server_and_context(tmp_path)
 
 def test_daemon_against_an_unreachable_server_exits_1_naming_it():
     port = _closed_port()
-    result = runner.invoke(app(), ["daemon", "--server", f"http://127.0.0.1:{port}", "--no-leader-elect",
-                                   "--health-addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0"])
+    result = runner.invoke(
+        app(),
+        [
+            "daemon",
+            "--server",
+            f"http://127.0.0.1:{port}",
+            "--no-leader-elect",
+            "--health-addr",
+            "127.0.0.1:0",
+            "--metrics-addr",
+            "127.0.0.1:0",
+        ],
+    )
     assert result.exit_code == 1
     assert f"cannot reach the API server at http://127.0.0.1:{port}" in result.stderr
     assert "internal error" not in result.stderr
@@ -149,8 +175,9 @@ def test_time_flags_take_durations(fake, tmp_path):
     assert fake.writes() == []  # refused before anything was sent
     resync = runner.invoke(app(), ["daemon", "--server", fake.url, "--resync", "ten minutes"])
     assert resync.exit_code == 2 and "--resync: invalid duration 'ten minutes'" in resync.stderr
-    ok = runner.invoke(app(), ["apply", files, "--rendered", "--server", fake.url, "-n", "ns", "--wait",
-                               "--timeout", "0s"])
+    ok = runner.invoke(
+        app(), ["apply", files, "--rendered", "--server", fake.url, "-n", "ns", "--wait", "--timeout", "0s"]
+    )
     assert ok.exit_code == 4  # parsed: a zero wait times out at once
 
 
@@ -171,7 +198,8 @@ def test_failures_map_to_exit_codes_by_class_not_by_name(capsys, monkeypatch):
     capsys.readouterr()
     assert _exit_for(ClusterUnreachable("https://k:6443", "prod", "refused"), ErrorFormat.text) == EXIT_INVALID
     assert capsys.readouterr().err == (
-        "error: cannot reach the API server at https://k:6443 (kubeconfig context 'prod'): refused\n")
+        "error: cannot reach the API server at https://k:6443 (kubeconfig context 'prod'): refused\n"
+    )
     assert _exit_for(ApiError(403, "Forbidden", "no"), ErrorFormat.text) == EXIT_INVALID
 
 

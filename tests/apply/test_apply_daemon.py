@@ -22,9 +22,12 @@ def isvc(name: str, transformer: bool = False, ns: str = NS) -> dict:
     spec = {"predictor": {"model": {"modelFormat": {"name": "sklearn"}, "storageUri": "gs://b/m"}}}
     if transformer:
         spec["transformer"] = {"containers": [{"name": "kserve-container", "image": "t:1"}]}
-    return {"apiVersion": "serving.kserve.io/v1beta1", "kind": "InferenceService",
-            "metadata": {"name": name, "namespace": ns,
-                         "annotations": {"serving.kserve.io/deploymentMode": "Standard"}}, "spec": spec}
+    return {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": name, "namespace": ns, "annotations": {"serving.kserve.io/deploymentMode": "Standard"}},
+        "spec": spec,
+    }
 
 
 def fake_render(objects, configmap, source):
@@ -39,8 +42,10 @@ def fake_render(objects, configmap, source):
 
 def fake_urls(isvc_obj, configmap):
     name, ns = isvc_obj["metadata"]["name"], isvc_obj["metadata"]["namespace"]
-    return {"url": f"http://{name}-{ns}.example.com",
-            "address": {"url": f"http://{name}-predictor.{ns}.svc.cluster.local"}}
+    return {
+        "url": f"http://{name}-{ns}.example.com",
+        "address": {"url": f"http://{name}-predictor.{ns}.svc.cluster.local"},
+    }
 
 
 _DAEMONS: list[Daemon] = []
@@ -158,30 +163,46 @@ def test_end_to_end_transformer_removed(fake, kube):
     assert names == ["m-predictor", "m-transformer"]
     live_isvc = fake.find("serving.kserve.io", "inferenceservices", NS, "m")
     dep = fake.find("apps", "deployments", NS, "m-transformer")
-    assert dep["metadata"]["ownerReferences"] == [{
-        "apiVersion": "serving.kserve.io/v1beta1", "kind": "InferenceService", "name": "m",
-        "uid": live_isvc["metadata"]["uid"], "controller": True, "blockOwnerDeletion": True}]
+    assert dep["metadata"]["ownerReferences"] == [
+        {
+            "apiVersion": "serving.kserve.io/v1beta1",
+            "kind": "InferenceService",
+            "name": "m",
+            "uid": live_isvc["metadata"]["uid"],
+            "controller": True,
+            "blockOwnerDeletion": True,
+        }
+    ]
     parent = fake.find("", "configmaps", NS, "m.kserve-compile")
     assert parent["metadata"]["labels"]["applyset.kubernetes.io/id"] == applyset_id("m.kserve-compile", NS)
     status = live_isvc["status"]
     assert status["observedGeneration"] == 1 and status["url"] == "http://m-ns.example.com"
     assert status["address"] == {"url": "http://m-predictor.ns.svc.cluster.local"}
     assert {c["type"]: c["status"] for c in status["conditions"]} == {
-        "IngressReady": "True", "PredictorReady": "False", "Ready": "False", "TransformerReady": "False"}
+        "IngressReady": "True",
+        "PredictorReady": "False",
+        "Ready": "False",
+        "TransformerReady": "False",
+    }
     status_writes = [r for r in fake.writes() if r.path.endswith("/status")]
-    assert len(status_writes) == 1 and status_writes[0].query == {"fieldManager": "kserve-compile-status",
-                                                                  "force": "true"}
+    assert len(status_writes) == 1 and status_writes[0].query == {
+        "fieldManager": "kserve-compile-status",
+        "force": "true",
+    }
     assert status_writes[0].content_type == "application/apply-patch+yaml"
 
     # the user removes the transformer
-    fake.update("serving.kserve.io", "inferenceservices", NS, "m", lambda o: o["spec"].pop("transformer"),
-                manager="kubectl")
+    fake.update(
+        "serving.kserve.io", "inferenceservices", NS, "m", lambda o: o["spec"].pop("transformer"), manager="kubectl"
+    )
     fake.clear_log()
     assert sync(daemon) == 1
     deletes = sorted(r.path for r in fake.log if r.method == "DELETE")
-    assert deletes == ["/api/v1/namespaces/ns/services/m-transformer",
-                       "/apis/apps/v1/namespaces/ns/deployments/m-transformer",
-                       "/apis/autoscaling/v2/namespaces/ns/horizontalpodautoscalers/m-transformer"]
+    assert deletes == [
+        "/api/v1/namespaces/ns/services/m-transformer",
+        "/apis/apps/v1/namespaces/ns/deployments/m-transformer",
+        "/apis/autoscaling/v2/namespaces/ns/horizontalpodautoscalers/m-transformer",
+    ]
     assert fake.names("apps", "deployments", NS) == ["m-predictor"]
     assert fake.names("", "services", NS) == ["m-predictor"]
     assert fake.names("networking.k8s.io", "ingresses", NS) == ["m"]
@@ -195,10 +216,25 @@ def test_status_becomes_ready_and_own_status_events_are_ignored(fake, kube):
     fake.put(isvc("m"))
     daemon = make_daemon(kube, fake)
     sync(daemon)
-    fake.update("apps", "deployments", NS, "m-predictor", lambda o: o.__setitem__("status", {
-        "observedGeneration": 1, "replicas": 1, "updatedReplicas": 1, "readyReplicas": 1, "availableReplicas": 1,
-        "conditions": [{"type": "Available", "status": "True"}]}), manager="kube-controller-manager",
-        subresource="status")
+    fake.update(
+        "apps",
+        "deployments",
+        NS,
+        "m-predictor",
+        lambda o: o.__setitem__(
+            "status",
+            {
+                "observedGeneration": 1,
+                "replicas": 1,
+                "updatedReplicas": 1,
+                "readyReplicas": 1,
+                "availableReplicas": 1,
+                "conditions": [{"type": "Available", "status": "True"}],
+            },
+        ),
+        manager="kube-controller-manager",
+        subresource="status",
+    )
     daemon.resync()
     daemon.drain()
     conds = {c["type"]: c for c in fake.find("serving.kserve.io", "inferenceservices", NS, "m")["status"]["conditions"]}
@@ -229,8 +265,13 @@ def test_resync_restores_drift(fake, kube):
     fake.put(isvc("m"))
     daemon = make_daemon(kube, fake)
     sync(daemon)
-    fake.update("apps", "deployments", NS, "m-predictor",
-                lambda o: o["spec"]["template"]["spec"]["containers"][0].__setitem__("image", "evil"))
+    fake.update(
+        "apps",
+        "deployments",
+        NS,
+        "m-predictor",
+        lambda o: o["spec"]["template"]["spec"]["containers"][0].__setitem__("image", "evil"),
+    )
     for informer in daemon.fixed:
         informer.relist()
     daemon.resync()
@@ -252,7 +293,9 @@ def test_render_failure_sets_status_and_applies_nothing(fake, kube):
     assert writes == ["/apis/serving.kserve.io/v1beta1/namespaces/ns/inferenceservices/m/status"]
     event = next(r.body for r in fake.writes() if "/events" in r.path)
     assert event["reason"] == "RenderFailed" and event["involvedObject"]["name"] == "m"
-    ready = {c["type"]: c for c in fake.find("serving.kserve.io", "inferenceservices", NS, "m")["status"]["conditions"]}["Ready"]
+    ready = {
+        c["type"]: c for c in fake.find("serving.kserve.io", "inferenceservices", NS, "m")["status"]["conditions"]
+    }["Ready"]
     assert ready["status"] == "False" and ready["reason"] == "RenderFailed"
     assert "no runtime supports sklearn" in ready["message"]
 
@@ -305,10 +348,13 @@ def test_end_to_end_with_the_real_renderer(fake, kube):
     sync(daemon)
     with_transformer = set(fake.names("apps", "deployments", NS))
     assert with_transformer == {"m-predictor", "m-transformer"}
-    all_before = {kind: fake.names(g, p, NS) for kind, (g, p) in {
-        "svc": ("", "services"), "hpa": ("autoscaling", "horizontalpodautoscalers")}.items()}
-    fake.update("serving.kserve.io", "inferenceservices", NS, "m", lambda o: o["spec"].pop("transformer"),
-                manager="kubectl")
+    all_before = {
+        kind: fake.names(g, p, NS)
+        for kind, (g, p) in {"svc": ("", "services"), "hpa": ("autoscaling", "horizontalpodautoscalers")}.items()
+    }
+    fake.update(
+        "serving.kserve.io", "inferenceservices", NS, "m", lambda o: o["spec"].pop("transformer"), manager="kubectl"
+    )
     fake.clear_log()
     sync(daemon)
     deleted = sorted(r.path.rsplit("/", 1)[-1] for r in fake.log if r.method == "DELETE")
@@ -323,8 +369,12 @@ def test_end_to_end_with_the_real_renderer(fake, kube):
 def llmisvc(name: str, ns: str = NS, **spec) -> dict:
     spec.setdefault("model", {"uri": "pvc://models/llama"})
     spec.setdefault("template", {"containers": [{"name": "main"}]})
-    return {"apiVersion": "serving.kserve.io/v1alpha2", "kind": "LLMInferenceService",
-            "metadata": {"name": name, "namespace": ns}, "spec": spec}
+    return {
+        "apiVersion": "serving.kserve.io/v1alpha2",
+        "kind": "LLMInferenceService",
+        "metadata": {"name": name, "namespace": ns},
+        "spec": spec,
+    }
 
 
 def test_llm_inference_service_end_to_end(fake, kube):
@@ -338,16 +388,35 @@ def test_llm_inference_service_end_to_end(fake, kube):
     assert fake.names("inference.networking.k8s.io", "inferencepools", NS) == ["llm-inference-pool"]
     assert fake.names("gateway.networking.k8s.io", "httproutes", NS) == ["llm-kserve-route"]
     # a config in the service's namespace, named in baseRefs, re-renders the service
-    fake.put({"apiVersion": "serving.kserve.io/v1alpha2", "kind": "LLMInferenceServiceConfig",
-              "metadata": {"name": "team", "namespace": NS}, "spec": {"annotations": {"team": "ml"}}})
-    fake.update("serving.kserve.io", "llminferenceservices", NS, "llm", lambda o: o["spec"].update(baseRefs=[{"name": "team"}]),
-                manager="kubectl")
+    fake.put(
+        {
+            "apiVersion": "serving.kserve.io/v1alpha2",
+            "kind": "LLMInferenceServiceConfig",
+            "metadata": {"name": "team", "namespace": NS},
+            "spec": {"annotations": {"team": "ml"}},
+        }
+    )
+    fake.update(
+        "serving.kserve.io",
+        "llminferenceservices",
+        NS,
+        "llm",
+        lambda o: o["spec"].update(baseRefs=[{"name": "team"}]),
+        manager="kubectl",
+    )
     sync(daemon)
     # (annotations: spec.labels would also reach the Deployment's immutable selector, as in KServe at this snapshot)
     pod_annotations = fake.find("apps", "deployments", NS, "llm-kserve")["spec"]["template"]["metadata"]["annotations"]
     assert pod_annotations["team"] == "ml"
     # removing the route prunes the HTTPRoute; the scheduler and its pool stay
-    fake.update("serving.kserve.io", "llminferenceservices", NS, "llm", lambda o: o["spec"]["router"].pop("route"), manager="kubectl")
+    fake.update(
+        "serving.kserve.io",
+        "llminferenceservices",
+        NS,
+        "llm",
+        lambda o: o["spec"]["router"].pop("route"),
+        manager="kubectl",
+    )
     sync(daemon)
     assert fake.names("gateway.networking.k8s.io", "httproutes", NS) == []
     assert fake.names("inference.networking.k8s.io", "inferencepools", NS) == ["llm-inference-pool"]

@@ -43,9 +43,16 @@ def status_of(fake, name: str, ns: str = NS) -> dict:
 
 
 # --- 1. informers that recover -------------------------------------------------------------------
-@pytest.mark.parametrize("mode, reason", [
-    ("reset", "reset"), ("garbage", "decode"), ("error", "error"), ("close", "closed"), ("hang", "timeout"),
-])
+@pytest.mark.parametrize(
+    "mode, reason",
+    [
+        ("reset", "reset"),
+        ("garbage", "decode"),
+        ("error", "error"),
+        ("close", "closed"),
+        ("hang", "timeout"),
+    ],
+)
 def test_informer_recovers_from_every_watch_failure(fake, kube, mode, reason):
     metrics = Metrics()
     res = kube.resource("serving.kserve.io/v1beta1", "InferenceService")
@@ -137,7 +144,8 @@ def test_one_bad_object_is_contained_retried_and_reported(fake, kube):
     assert ready["status"] == "False" and ready["reason"] == "ReconcileError"
     events = [r.body for r in fake.writes() if r.path.endswith("/events")]
     assert [(e["reason"], e["involvedObject"]["name"], e["type"]) for e in events] == [
-        ("ReconcileError", "bad", "Warning")]
+        ("ReconcileError", "bad", "Warning")
+    ]
     assert daemon.queue.failures(("isvc", NS, "bad")) == 1 and daemon.queue.delayed() == 1
     wait_until(lambda: len(daemon.queue) == 1)  # comes back after its backoff
     daemon.drain()
@@ -147,12 +155,26 @@ def test_one_bad_object_is_contained_retried_and_reported(fake, kube):
 
 
 def _runtime(name: str, fmt: str, ns: str = NS, valid: bool = True) -> dict:
-    containers = [{"name": "kserve-container", "image": f"{name}:1",
-                   "args": ["--model_name={{.Name}}", "--model_dir=/mnt/models"]}] if valid else "not-a-list"
-    return {"apiVersion": "serving.kserve.io/v1alpha1", "kind": "ServingRuntime",
-            "metadata": {"name": name, "namespace": ns},
-            "spec": {"supportedModelFormats": [{"name": fmt, "version": "1", "autoSelect": True}],
-                     "containers": containers}}
+    containers = (
+        [
+            {
+                "name": "kserve-container",
+                "image": f"{name}:1",
+                "args": ["--model_name={{.Name}}", "--model_dir=/mnt/models"],
+            }
+        ]
+        if valid
+        else "not-a-list"
+    )
+    return {
+        "apiVersion": "serving.kserve.io/v1alpha1",
+        "kind": "ServingRuntime",
+        "metadata": {"name": name, "namespace": ns},
+        "spec": {
+            "supportedModelFormats": [{"name": fmt, "version": "1", "autoSelect": True}],
+            "containers": containers,
+        },
+    }
 
 
 def test_an_invalid_runtime_fails_only_the_isvcs_that_would_select_it(fake, kube):
@@ -181,20 +203,47 @@ def test_daemon_renders_what_render_renders_including_storage_credentials(fake, 
     model = isvc("creds")
     model["spec"]["predictor"]["serviceAccountName"] = "s3-reader"
     model["spec"]["predictor"]["model"]["storageUri"] = "s3://bucket/model"
-    account = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "s3-reader", "namespace": NS},
-               "secrets": [{"name": "s3-creds"}]}
-    b64 = lambda s: base64.b64encode(s.encode()).decode()
-    secret = {"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
-              "metadata": {"name": "s3-creds", "namespace": NS,
-                           "annotations": {"serving.kserve.io/s3-endpoint": "minio.storage:9000"}},
-              "data": {"AWS_ACCESS_KEY_ID": b64("id"), "AWS_SECRET_ACCESS_KEY": b64("key")}}
-    unrelated = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "someone-elses", "namespace": NS},
-                 "data": {"password": b64("x")}}
-    container = {"apiVersion": "serving.kserve.io/v1alpha1", "kind": "ClusterStorageContainer",
-                 "metadata": {"name": "s3-custom"},
-                 "spec": {"workloadType": "initContainer", "supportedUriFormats": [{"prefix": "s3://"}],
-                          "container": {"name": "storage-initializer", "image": "example.com/s3-initializer:1",
-                                        "resources": {"requests": {"cpu": "100m", "memory": "100Mi"}}}}}
+    account = {
+        "apiVersion": "v1",
+        "kind": "ServiceAccount",
+        "metadata": {"name": "s3-reader", "namespace": NS},
+        "secrets": [{"name": "s3-creds"}],
+    }
+
+    def b64(s: str) -> str:
+        return base64.b64encode(s.encode()).decode()
+
+    secret = {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "type": "Opaque",
+        "metadata": {
+            "name": "s3-creds",
+            "namespace": NS,
+            "annotations": {"serving.kserve.io/s3-endpoint": "minio.storage:9000"},
+        },
+        "data": {"AWS_ACCESS_KEY_ID": b64("id"), "AWS_SECRET_ACCESS_KEY": b64("key")},
+    }
+    unrelated = {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": "someone-elses", "namespace": NS},
+        "data": {"password": b64("x")},
+    }
+    container = {
+        "apiVersion": "serving.kserve.io/v1alpha1",
+        "kind": "ClusterStorageContainer",
+        "metadata": {"name": "s3-custom"},
+        "spec": {
+            "workloadType": "initContainer",
+            "supportedUriFormats": [{"prefix": "s3://"}],
+            "container": {
+                "name": "storage-initializer",
+                "image": "example.com/s3-initializer:1",
+                "resources": {"requests": {"cpu": "100m", "memory": "100Mi"}},
+            },
+        },
+    }
     for obj in (model, account, secret, unrelated, container):
         fake.put(obj)
     seen: list[list[dict]] = []
@@ -210,8 +259,12 @@ def test_daemon_renders_what_render_renders_including_storage_credentials(fake, 
     sync(daemon)
     (tmp_path / "in.yaml").write_text(yaml.safe_dump_all([model, account, secret, container, CONFIGMAP]))
     assert seen[-1] == api.render_files([str(tmp_path / "in.yaml")])
-    assert seen[-2] == ["InferenceService/creds", "ServiceAccount/s3-reader", "Secret/s3-creds",
-                        "ClusterStorageContainer/s3-custom"]  # only the credentials it names
+    assert seen[-2] == [
+        "InferenceService/creds",
+        "ServiceAccount/s3-reader",
+        "Secret/s3-creds",
+        "ClusterStorageContainer/s3-custom",
+    ]  # only the credentials it names
     dep = fake.find("apps", "deployments", NS, "creds-predictor")
     env = {e["name"] for c in dep["spec"]["template"]["spec"]["initContainers"] for e in c.get("env", [])}
     assert {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "S3_ENDPOINT"} <= env
@@ -238,19 +291,25 @@ def test_released_lease_is_taken_over_at_once(fake, kube):
 
 # --- 6. shards -----------------------------------------------------------------------------------
 def test_shards_by_namespace_and_selector_each_with_their_own_lease(fake, kube):
-    for name, ns, labels in [("in-a", "a", {"shard": "1"}), ("in-b-other", "b", {"shard": "2"}),
-                             ("in-c", "c", {"shard": "1"}), ("in-b", "b", {"shard": "1"})]:
+    for name, ns, labels in [
+        ("in-a", "a", {"shard": "1"}),
+        ("in-b-other", "b", {"shard": "2"}),
+        ("in-c", "c", {"shard": "1"}),
+        ("in-b", "b", {"shard": "1"}),
+    ]:
         obj = isvc(name, ns=ns)
         obj["metadata"]["labels"] = labels
         fake.put(obj)
     daemon = make_daemon(kube, fake, namespaces=("a", "b"), selector="shard=1")
     sync(daemon)
-    assert {n: bool(status_of(fake, n, ns)) for n, ns in [("in-a", "a"), ("in-b", "b"), ("in-b-other", "b"),
-                                                          ("in-c", "c")]} == {
-        "in-a": True, "in-b": True, "in-b-other": False, "in-c": False}
+    assert {
+        n: bool(status_of(fake, n, ns)) for n, ns in [("in-a", "a"), ("in-b", "b"), ("in-b-other", "b"), ("in-c", "c")]
+    } == {"in-a": True, "in-b": True, "in-b-other": False, "in-c": False}
     listed = {(r.path, r.query.get("labelSelector")) for r in fake.log if r.path.endswith("/inferenceservices")}
-    assert listed == {("/apis/serving.kserve.io/v1beta1/namespaces/a/inferenceservices", "shard=1"),
-                      ("/apis/serving.kserve.io/v1beta1/namespaces/b/inferenceservices", "shard=1")}
+    assert listed == {
+        ("/apis/serving.kserve.io/v1beta1/namespaces/a/inferenceservices", "shard=1"),
+        ("/apis/serving.kserve.io/v1beta1/namespaces/b/inferenceservices", "shard=1"),
+    }
     names = {shard_lease_name(("a", "b"), "shard=1"), shard_lease_name(("c",), ""), shard_lease_name((), "")}
     assert len(names) == 3 and shard_lease_name((), "") == "kserve-compile-daemon"
     assert daemon.cfg.lease_name == shard_lease_name(("b", "a"), "shard=1")
@@ -270,16 +329,25 @@ def storage_render(objects, configmap, source):
 def test_spec_edit_during_a_slow_status_write_is_rendered_at_once(fake, kube):
     fake.put(isvc("m"))
     fake.put(CONFIGMAP)
-    daemon = Daemon(kube, DaemonConfig(leader_elect=False, resync_seconds=3600), render=storage_render,
-                    status_urls=fake_urls)
+    daemon = Daemon(
+        kube, DaemonConfig(leader_elect=False, resync_seconds=3600), render=storage_render, status_urls=fake_urls
+    )
     edited = threading.Event()
 
     def edit_right_after_the_status_write(event, obj):
-        if obj.get("kind") == "InferenceService" and (obj.get("status") or {}).get("observedGeneration") == 1 \
-                and not edited.is_set():
+        if (
+            obj.get("kind") == "InferenceService"
+            and (obj.get("status") or {}).get("observedGeneration") == 1
+            and not edited.is_set()
+        ):
             edited.set()  # the user's edit lands while the status PATCH's response is still on its way
-            fake.update(*ISVC, NS, "m", lambda o: o["spec"]["predictor"]["model"].__setitem__(
-                "storageUri", "gs://b/v2"), manager="kubectl")
+            fake.update(
+                *ISVC,
+                NS,
+                "m",
+                lambda o: o["spec"]["predictor"]["model"].__setitem__("storageUri", "gs://b/v2"),
+                manager="kubectl",
+            )
 
     fake.on_write.append(edit_right_after_the_status_write)
     fake.delay("PATCH", r"/inferenceservices/m/status$", 0.5)

@@ -34,11 +34,21 @@ class DaemonProcess:
     def __init__(self, url: str, tmp: pathlib.Path, *args: str) -> None:
         self.health, self.metrics = _free_port(), _free_port()
         self.log = tmp / "daemon.log"
-        cmd = [sys.executable, "-m", "kserve_compile.apply.cli", "daemon", "--server", url,
-               "--health-addr", f"127.0.0.1:{self.health}", "--metrics-addr", f"127.0.0.1:{self.metrics}", *args]
+        cmd = [
+            sys.executable,
+            "-m",
+            "kserve_compile.apply.cli",
+            "daemon",
+            "--server",
+            url,
+            "--health-addr",
+            f"127.0.0.1:{self.health}",
+            "--metrics-addr",
+            f"127.0.0.1:{self.metrics}",
+            *args,
+        ]
         env = dict(os.environ, PYTHONPATH=str(ROOT))
-        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                                     stderr=self.log.open("wb"))
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=self.log.open("wb"))
 
     def get(self, path: str) -> tuple[int, str]:
         port = self.metrics if path == "/metrics" else self.health
@@ -79,7 +89,9 @@ def start(fake, tmp_path):
 
 def converged(fake, name: str, generation: int = 1) -> bool:
     status = (fake.find(*ISVC, NS, name) or {}).get("status") or {}
-    return status.get("observedGeneration") == generation and f"{name}-predictor" in fake.names("apps", "deployments", NS)
+    return status.get("observedGeneration") == generation and f"{name}-predictor" in fake.names(
+        "apps", "deployments", NS
+    )
 
 
 def test_process_survives_broken_watches_and_reconciles_what_comes_after(fake, start):
@@ -105,8 +117,9 @@ def test_process_renders_nothing_before_the_configmap_and_never_guesses_the_mode
     wait_until(lambda: daemon.get("/readyz")[0] == 503 and "ConfigMap" in daemon.get("/readyz")[1], timeout=30)
     assert daemon.get("/readyz")[0] == 503
     reason = daemon.get("/readyz")[1]
-    assert reason == ("ConfigMap kserve/inferenceservice-config not found: nothing is rendered until it exists "
-                      "(--config-namespace)\n")
+    assert reason == (
+        "ConfigMap kserve/inferenceservice-config not found: nothing is rendered until it exists (--config-namespace)\n"
+    )
     time.sleep(1.0)
     assert fake.writes() == []
     fake.put(shipped_configmap("Standard"))
@@ -137,8 +150,17 @@ def _lease(fake) -> dict:
     return fake.find("coordination.k8s.io", "leases", "kserve", "kserve-compile-daemon") or {}
 
 
-LEADER_FLAGS = ("--leader-elect", "--lease-namespace", "kserve", "--leader-elect-lease-duration", "3s",
-                "--leader-elect-renew-deadline", "1s", "--leader-elect-retry-period", "200ms")
+LEADER_FLAGS = (
+    "--leader-elect",
+    "--lease-namespace",
+    "kserve",
+    "--leader-elect-lease-duration",
+    "3s",
+    "--leader-elect-renew-deadline",
+    "1s",
+    "--leader-elect-retry-period",
+    "200ms",
+)
 
 
 def test_sigterm_releases_the_lease(fake, start):
@@ -156,8 +178,13 @@ def test_losing_the_lease_says_why_before_exiting(fake, start):
     daemon = start(*LEADER_FLAGS)
     wait_until(lambda: (_lease(fake).get("spec") or {}).get("holderIdentity"), timeout=30)
     now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    fake.update("coordination.k8s.io", "leases", "kserve", "kserve-compile-daemon",
-                lambda o: o["spec"].update(holderIdentity="usurper", renewTime=now, leaseDurationSeconds=3600))
+    fake.update(
+        "coordination.k8s.io",
+        "leases",
+        "kserve",
+        "kserve-compile-daemon",
+        lambda o: o["spec"].update(holderIdentity="usurper", renewTime=now, leaseDurationSeconds=3600),
+    )
     assert daemon.proc.wait(timeout=30) == 1
     log = daemon.stderr()
     assert "leadership lost: the Lease is held by 'usurper'" in log and "Traceback" not in log

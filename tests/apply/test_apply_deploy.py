@@ -39,8 +39,9 @@ def granted(objs: list[dict], kind: str) -> dict[tuple[str, str], set[str]]:
 
 
 def test_rbac_file_is_generated_from_the_table():
-    assert (DEPLOY / "base" / "rbac.yaml").read_text() == rbac.render(), \
+    assert (DEPLOY / "base" / "rbac.yaml").read_text() == rbac.render(), (
         "deploy/base/rbac.yaml is stale: python -m kserve_compile.apply.rbac > deploy/base/rbac.yaml"
+    )
 
 
 def test_rbac_grants_exactly_the_table_and_nothing_wider():
@@ -74,8 +75,9 @@ def test_bindings_and_deployment_reference_the_service_account():
     objs = base_docs()
     sa = next(d for d in objs if d["kind"] == "ServiceAccount")
     for binding in (d for d in objs if d["kind"] in ("ClusterRoleBinding", "RoleBinding")):
-        assert binding["subjects"] == [{"kind": "ServiceAccount", "name": sa["metadata"]["name"],
-                                        "namespace": sa["metadata"]["namespace"]}]
+        assert binding["subjects"] == [
+            {"kind": "ServiceAccount", "name": sa["metadata"]["name"], "namespace": sa["metadata"]["namespace"]}
+        ]
         role_kinds = {d["metadata"]["name"]: d["kind"] for d in objs if d["kind"] in ("ClusterRole", "Role")}
         assert role_kinds[binding["roleRef"]["name"]] == binding["roleRef"]["kind"]
     dep = next(d for d in objs if d["kind"] == "Deployment")
@@ -130,8 +132,9 @@ def test_standalone_configmap_is_the_shipped_one():
 def _kustomize(overlay: str) -> list[dict]:
     if not shutil.which("kubectl"):
         pytest.skip("kubectl is not installed: `kubectl kustomize` cannot build the overlays")
-    out = subprocess.run(["kubectl", "kustomize", str(DEPLOY / "overlays" / overlay)], capture_output=True,
-                         text=True, check=True).stdout
+    out = subprocess.run(
+        ["kubectl", "kustomize", str(DEPLOY / "overlays" / overlay)], capture_output=True, text=True, check=True
+    ).stdout
     return [d for d in yaml.safe_load_all(out) if d]
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from kc_manifests import deployment, hpa, isvc_set, service
+
 from kserve_compile.apply.engine import Applier, ApplyOptions, diff_cluster, wait_for
 from kserve_compile.apply.objects import applyset_id
 
@@ -32,15 +32,23 @@ def test_first_apply_request_shapes(fake, kube):
     assert all(r.query["fieldManager"] == "kserve-compile" and r.query["force"] == "true" for r in patches)
     # the parent records the GroupKinds before any member is written
     assert patches[0].path == "/api/v1/namespaces/ns/configmaps/m.kserve-compile"
-    assert patches[0].body["metadata"]["annotations"]["applyset.kubernetes.io/contains-group-kinds"] == \
-        "Deployment.apps,HorizontalPodAutoscaler.autoscaling,Ingress.networking.k8s.io,Service"
+    assert (
+        patches[0].body["metadata"]["annotations"]["applyset.kubernetes.io/contains-group-kinds"]
+        == "Deployment.apps,HorizontalPodAutoscaler.autoscaling,Ingress.networking.k8s.io,Service"
+    )
     assert patches[0].body["metadata"]["labels"]["applyset.kubernetes.io/id"] == SET_ID
     members = patches[1:]
     # every member: dry run first, then the real apply, in Flux's stage order
     assert [("dryRun" in r.query, r.path.rsplit("/", 2)[-2]) for r in members] == [
-        (True, "services"), (False, "services"), (True, "deployments"), (False, "deployments"),
-        (True, "horizontalpodautoscalers"), (False, "horizontalpodautoscalers"),
-        (True, "ingresses"), (False, "ingresses")]
+        (True, "services"),
+        (False, "services"),
+        (True, "deployments"),
+        (False, "deployments"),
+        (True, "horizontalpodautoscalers"),
+        (False, "horizontalpodautoscalers"),
+        (True, "ingresses"),
+        (False, "ingresses"),
+    ]
     assert all(r.query.get("dryRun", "All") == "All" for r in members)
     assert all(r.body["metadata"]["labels"]["applyset.kubernetes.io/part-of"] == SET_ID for r in members)
     lists = [r for r in fake.log if r.method == "GET" and "labelSelector" in r.query]
@@ -50,8 +58,10 @@ def test_first_apply_request_shapes(fake, kube):
 
 def test_unchanged_objects_are_not_written(fake, kube):
     run(kube, isvc_set())
-    before = {n: fake.find("apps", "deployments", NS, n)["metadata"]["resourceVersion"]
-              for n in fake.names("apps", "deployments", NS)}
+    before = {
+        n: fake.find("apps", "deployments", NS, n)["metadata"]["resourceVersion"]
+        for n in fake.names("apps", "deployments", NS)
+    }
     fake.clear_log()
     report = run(kube, isvc_set(), prune=True)
     assert report.counts() == {"unchanged": 4}
@@ -80,8 +90,14 @@ def test_replicas_never_sent_where_hpa_scales(fake, kube):
     sent = [r.body for r in fake.log if r.method == "PATCH" and r.path.endswith("/deployments/m-predictor")]
     assert sent and all("replicas" not in b["spec"] for b in sent)
     # the HPA scales; the next apply keeps its value and writes nothing
-    fake.update("apps", "deployments", NS, "m-predictor", lambda o: o["spec"].__setitem__("replicas", 4),
-                manager="kube-controller-manager")
+    fake.update(
+        "apps",
+        "deployments",
+        NS,
+        "m-predictor",
+        lambda o: o["spec"].__setitem__("replicas", 4),
+        manager="kube-controller-manager",
+    )
     fake.clear_log()
     report = run(kube, objs)
     assert report.counts() == {"unchanged": 2} and fake.writes() == []
@@ -96,11 +112,12 @@ def test_prune_removes_only_dropped_members(fake, kube):
     report = run(kube, isvc_set(transformer=False), prune=True)
     assert report.ok, report.errors
     deletes = [r.path for r in fake.log if r.method == "DELETE"]
-    assert deletes == ["/apis/autoscaling/v2/namespaces/ns/horizontalpodautoscalers/m-transformer",
-                       "/apis/apps/v1/namespaces/ns/deployments/m-transformer",
-                       "/api/v1/namespaces/ns/services/m-transformer"]
-    assert all(r.query == {} and r.body["propagationPolicy"] == "Background"
-               for r in fake.log if r.method == "DELETE")
+    assert deletes == [
+        "/apis/autoscaling/v2/namespaces/ns/horizontalpodautoscalers/m-transformer",
+        "/apis/apps/v1/namespaces/ns/deployments/m-transformer",
+        "/api/v1/namespaces/ns/services/m-transformer",
+    ]
+    assert all(r.query == {} and r.body["propagationPolicy"] == "Background" for r in fake.log if r.method == "DELETE")
     assert fake.names("apps", "deployments", NS) == ["m-predictor", "not-ours"]
     parent = fake.find("", "configmaps", NS, SET)
     assert "Deployment.apps" in parent["metadata"]["annotations"]["applyset.kubernetes.io/contains-group-kinds"]
@@ -113,14 +130,21 @@ def test_prune_keeps_namespaces_foreign_managed_and_disabled(fake, kube):
     annotated["metadata"]["annotations"] = {"kserve-compile.io/prune": "disabled"}
     run(kube, objs + [ns_obj, annotated])
     # a member that someone re-created by hand: labelled, but not managed by us
-    fake.put(dict(service("handmade"), metadata={"name": "handmade", "namespace": NS, "labels": {
-        "applyset.kubernetes.io/part-of": SET_ID}}), manager="kubectl-client-side-apply")
+    fake.put(
+        dict(
+            service("handmade"),
+            metadata={"name": "handmade", "namespace": NS, "labels": {"applyset.kubernetes.io/part-of": SET_ID}},
+        ),
+        manager="kubectl-client-side-apply",
+    )
     report = run(kube, objs, prune=True)
     assert report.ok, report.errors
     kept = {str(c.key): c.detail for c in report.changes if c.action == "kept"}
-    assert kept == {"Namespace/extra": "Namespaces are never pruned",
-                    "Service/ns/keep-me": "kserve-compile.io/prune: disabled",
-                    "Service/ns/handmade": "field manager 'kserve-compile' does not manage it"}
+    assert kept == {
+        "Namespace/extra": "Namespaces are never pruned",
+        "Service/ns/keep-me": "kserve-compile.io/prune: disabled",
+        "Service/ns/handmade": "field manager 'kserve-compile' does not manage it",
+    }
     assert [r for r in fake.log if r.method == "DELETE"] == []
 
 
@@ -153,10 +177,18 @@ def test_empty_render_never_prunes_without_opt_in(fake, kube):
 
 def test_conflict_names_manager_and_field(fake, kube):
     run(kube, [deployment("d")])
-    fake.update("apps", "deployments", NS, "d", lambda o: o["spec"].__setitem__("replicas", 3),
-                manager="kube-controller-manager")
+    fake.update(
+        "apps",
+        "deployments",
+        NS,
+        "d",
+        lambda o: o["spec"].__setitem__("replicas", 3),
+        manager="kube-controller-manager",
+    )
     report = run(kube, [deployment("d", replicas=1)], force=False)
-    assert report.errors[0].startswith("Deployment.apps/ns/d: conflict: spec.replicas (owned by kube-controller-manager)")
+    assert report.errors[0].startswith(
+        "Deployment.apps/ns/d: conflict: spec.replicas (owned by kube-controller-manager)"
+    )
     assert "--force-conflicts" in report.errors[0]
     report = run(kube, [deployment("d", replicas=1)], force=True)
     assert report.ok and fake.find("apps", "deployments", NS, "d")["spec"]["replicas"] == 1
@@ -180,12 +212,15 @@ def test_immutable_field_named_and_recreate_is_opt_in(fake, kube):
     assert live["spec"]["selector"]["matchLabels"]["app"] == "other" and live["metadata"]["uid"] != uid
 
 
-@pytest.mark.parametrize("status,headers,expected_sleep", [
-    (429, {"Retry-After": "1"}, [1.0]),
-    (500, {}, [0.01]),
-    (503, {}, [0.01]),
-    (0, {}, [0.01]),  # dropped connection
-])
+@pytest.mark.parametrize(
+    "status,headers,expected_sleep",
+    [
+        (429, {"Retry-After": "1"}, [1.0]),
+        (500, {}, [0.01]),
+        (503, {}, [0.01]),
+        (0, {}, [0.01]),  # dropped connection
+    ],
+)
 def test_transient_failures_are_retried(fake, kube, sleeps, status, headers, expected_sleep):
     fake.fail("PATCH", r"/deployments/d$", status=status, headers=headers, dry_run=False)
     report = run(kube, [deployment("d")])
@@ -208,9 +243,18 @@ def test_server_dry_run_writes_nothing(fake, kube):
 
 
 def test_refuses_a_parent_owned_by_another_tool(fake, kube):
-    fake.put({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {
-        "name": SET, "namespace": NS, "labels": {"applyset.kubernetes.io/id": SET_ID},
-        "annotations": {"applyset.kubernetes.io/tooling": "kubectl/v1.32"}}})
+    fake.put(
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {
+                "name": SET,
+                "namespace": NS,
+                "labels": {"applyset.kubernetes.io/id": SET_ID},
+                "annotations": {"applyset.kubernetes.io/tooling": "kubectl/v1.32"},
+            },
+        }
+    )
     report = run(kube, isvc_set())
     assert "belongs to another tool (kubectl/v1.32)" in report.errors[0]
     assert fake.writes() == []
@@ -219,13 +263,20 @@ def test_refuses_a_parent_owned_by_another_tool(fake, kube):
 def test_input_errors_name_the_object(fake, kube):
     bad = deployment("d")
     bad["metadata"]["labels"]["applyset.kubernetes.io/part-of"] = "applyset-other-v1"
-    report = run(kube, [bad, {"apiVersion": "v1", "kind": "Service", "metadata": {}},
-                        {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}}])
+    report = run(
+        kube,
+        [
+            bad,
+            {"apiVersion": "v1", "kind": "Service", "metadata": {}},
+            {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}},
+        ],
+    )
     assert report.errors == [
         "Deployment.apps/ns/d: metadata.labels[applyset.kubernetes.io/part-of] already names another ApplySet "
         "(applyset-other-v1); remove the label from the input",
         "object #2 (Service): metadata.name is required",
-        "Widget/w: the server does not serve API version 'example.com/v1'"]
+        "Widget/w: the server does not serve API version 'example.com/v1'",
+    ]
     assert fake.writes() == []
 
 
@@ -236,7 +287,10 @@ def test_diff_cluster_reports_created_configured_unchanged(fake, kube):
     diffs, errors = diff_cluster(kube, [deployment("a"), deployment("b", image="img:2"), deployment("c")], opts)
     assert errors == []
     assert {str(d.key): d.action for d in diffs} == {
-        "Deployment.apps/ns/a": "unchanged", "Deployment.apps/ns/b": "configured", "Deployment.apps/ns/c": "created"}
+        "Deployment.apps/ns/a": "unchanged",
+        "Deployment.apps/ns/b": "configured",
+        "Deployment.apps/ns/c": "created",
+    }
     assert fake.writes() == []
 
 
@@ -246,20 +300,46 @@ def test_wait_reports_progress_and_failure(fake, kube):
     ticks = iter(range(100))
 
     def become_ready(_):
-        fake.update("apps", "deployments", NS, "d", lambda o: o.__setitem__("status", {
-            "observedGeneration": 1, "replicas": 1, "updatedReplicas": 1, "readyReplicas": 1,
-            "availableReplicas": 1, "conditions": [{"type": "Available", "status": "True"}]}),
-            manager="kube-controller-manager", subresource="status")
+        fake.update(
+            "apps",
+            "deployments",
+            NS,
+            "d",
+            lambda o: o.__setitem__(
+                "status",
+                {
+                    "observedGeneration": 1,
+                    "replicas": 1,
+                    "updatedReplicas": 1,
+                    "readyReplicas": 1,
+                    "availableReplicas": 1,
+                    "conditions": [{"type": "Available", "status": "True"}],
+                },
+            ),
+            manager="kube-controller-manager",
+            subresource="status",
+        )
 
-    result = wait_for(kube, report.applied, 10, progress=messages.append, clock=lambda: next(ticks),
-                      sleep=become_ready)
+    result = wait_for(kube, report.applied, 10, progress=messages.append, clock=lambda: next(ticks), sleep=become_ready)
     assert result.ok
-    assert messages == ["Deployment.apps/ns/d: InProgress — replicas: 0/1", "Deployment.apps/ns/d: Current — 1/1 ready",
-                        "all 1 objects are ready"]
+    assert messages == [
+        "Deployment.apps/ns/d: InProgress — replicas: 0/1",
+        "Deployment.apps/ns/d: Current — 1/1 ready",
+        "all 1 objects are ready",
+    ]
 
-    fake.update("apps", "deployments", NS, "d", lambda o: o["status"].__setitem__("conditions", [
-        {"type": "Progressing", "status": "False", "reason": "ProgressDeadlineExceeded", "message": "too slow"}]),
-        manager="kube-controller-manager", subresource="status")
+    fake.update(
+        "apps",
+        "deployments",
+        NS,
+        "d",
+        lambda o: o["status"].__setitem__(
+            "conditions",
+            [{"type": "Progressing", "status": "False", "reason": "ProgressDeadlineExceeded", "message": "too slow"}],
+        ),
+        manager="kube-controller-manager",
+        subresource="status",
+    )
     result = wait_for(kube, report.applied, 10, clock=lambda: next(ticks), sleep=lambda s: None)
     assert not result.ok and not result.timed_out
     result_states = {str(k): s.state for k, s in result.statuses.items()}

@@ -18,16 +18,17 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
-
 import smd
 from fakeapi import FakeApi
 from kc_manifests import deployment, hpa, isvc_set, service
+from smd.fixtures import fake, oracle, requires_oracle  # noqa: F401  (fixtures)
+
 from kserve_compile.apply.engine import Applier, ApplyOptions, ApplyReport
 from kserve_compile.apply.kube import Kube, RetryPolicy, api_client_for_host
-from smd.fixtures import fake, oracle, requires_oracle  # noqa: F401  (fixtures)
 
 pytestmark = requires_oracle
 
@@ -63,10 +64,12 @@ def container(obj: dict[str, Any], name: str) -> dict[str, Any] | None:
 def rendered_isvc() -> list[dict[str, Any]]:
     """What the real renderer emits for a Standard-mode sklearn isvc (Deployment, Service, HPA, Ingress)."""
     api = pytest.importorskip("kserve_compile.api", reason="the renderer (kserve_compile.api) is not in this tree")
-    isvc = {"apiVersion": "serving.kserve.io/v1beta1", "kind": "InferenceService",
-            "metadata": {"name": "m", "namespace": NS,
-                         "annotations": {"serving.kserve.io/deploymentMode": "Standard"}},
-            "spec": {"predictor": {"model": {"modelFormat": {"name": "sklearn"}, "storageUri": "gs://b/m"}}}}
+    isvc = {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": "m", "namespace": NS, "annotations": {"serving.kserve.io/deploymentMode": "Standard"}},
+        "spec": {"predictor": {"model": {"modelFormat": {"name": "sklearn"}, "storageUri": "gs://b/m"}}},
+    }
     objs = api.render_objects([isvc], None, "<test>")
     assert {o["kind"] for o in objs} >= {"Deployment", "HorizontalPodAutoscaler"}
     return objs
@@ -74,12 +77,20 @@ def rendered_isvc() -> list[dict[str, Any]]:
 
 def hpa_scales(fake: FakeApi, name: str, replicas: int) -> None:
     """The HPA controller writes spec.replicas through /scale: an Update by kube-controller-manager."""
-    fake.update("apps", "deployments", NS, name, lambda o: o["spec"].__setitem__("replicas", replicas),
-                manager=KCM, subresource="scale")
+    fake.update(
+        "apps",
+        "deployments",
+        NS,
+        name,
+        lambda o: o["spec"].__setitem__("replicas", replicas),
+        manager=KCM,
+        subresource="scale",
+    )
 
 
 def user_edits(fake: FakeApi, name: str) -> None:
     """`kubectl edit`: add an env var to our container and a sidecar container."""
+
     def edit(obj: dict[str, Any]) -> None:
         pod = obj["spec"]["template"]["spec"]
         main = next(c for c in pod["containers"] if c["name"] == "kserve-container")
@@ -111,8 +122,9 @@ def test_reapply_keeps_the_hpa_replicas_and_the_users_env_and_sidecar(fake, kube
     # ownership per key: the HPA owns replicas via /scale, the user owns only what they added
     assert owned_by(live, "f:spec", "f:replicas") == [f"{KCM}/Update/scale"]
     assert owned_by(live, *pod_path("f:containers", SIDECAR)) == ["kubectl-edit/Update"]
-    assert owned_by(live, *pod_path("f:containers", CONTAINER, "f:env", 'k:{"name":"USER_FLAG"}')) == \
-        ["kubectl-edit/Update"]
+    assert owned_by(live, *pod_path("f:containers", CONTAINER, "f:env", 'k:{"name":"USER_FLAG"}')) == [
+        "kubectl-edit/Update"
+    ]
     assert owned_by(live, *pod_path("f:containers", CONTAINER, "f:image")) == ["kserve-compile/Apply"]
 
 
@@ -121,9 +133,14 @@ def test_changing_our_image_conflicts_only_where_the_user_changed_the_same_field
     assert run(kube, objs).ok
     hpa_scales(fake, "d", 3)
     user_edits(fake, "d")
-    fake.update("apps", "deployments", NS, "d",
-                lambda o: o["spec"]["template"]["spec"]["containers"][0].__setitem__("image", "hotfix:1"),
-                manager="kubectl-edit")
+    fake.update(
+        "apps",
+        "deployments",
+        NS,
+        "d",
+        lambda o: o["spec"]["template"]["spec"]["containers"][0].__setitem__("image", "hotfix:1"),
+        manager="kubectl-edit",
+    )
 
     report = run(kube, [deployment("d", image="img:2", replicas=None), hpa("d", "d")], force=False)
     # exactly one conflict: the image the user also set; their env var and sidecar, and the HPA's
@@ -131,7 +148,8 @@ def test_changing_our_image_conflicts_only_where_the_user_changed_the_same_field
     assert report.errors == [
         'Deployment.apps/ns/d: conflict: spec.template.spec.containers[name="kserve-container"].image '
         "(owned by kubectl-edit); rerun with --force-conflicts to take ownership",
-        "prune skipped: not every object was applied"]
+        "prune skipped: not every object was applied",
+    ]
 
     report = run(kube, [deployment("d", image="img:2", replicas=None), hpa("d", "d")], force=True)
     assert report.ok, report.errors
@@ -139,8 +157,9 @@ def test_changing_our_image_conflicts_only_where_the_user_changed_the_same_field
     assert container(live, "kserve-container")["image"] == "img:2"
     assert container(live, "log-shipper") is not None and live["spec"]["replicas"] == 3
     assert owned_by(live, *pod_path("f:containers", CONTAINER, "f:image")) == ["kserve-compile/Apply"]
-    assert owned_by(live, *pod_path("f:containers", CONTAINER, "f:env", 'k:{"name":"USER_FLAG"}')) == \
-        ["kubectl-edit/Update"]
+    assert owned_by(live, *pod_path("f:containers", CONTAINER, "f:env", 'k:{"name":"USER_FLAG"}')) == [
+        "kubectl-edit/Update"
+    ]
 
 
 def test_sending_replicas_an_hpa_owns_conflicts_with_the_scale_subresource(fake, kube):
@@ -149,8 +168,10 @@ def test_sending_replicas_an_hpa_owns_conflicts_with_the_scale_subresource(fake,
     hpa_scales(fake, "d", 5)
     fake.clear_log()
     report = run(kube, [deployment("d", replicas=1)], force=False)
-    assert report.errors[0] == ("Deployment.apps/ns/d: conflict: spec.replicas (owned by kube-controller-manager); "
-                                "rerun with --force-conflicts to take ownership")
+    assert report.errors[0] == (
+        "Deployment.apps/ns/d: conflict: spec.replicas (owned by kube-controller-manager); "
+        "rerun with --force-conflicts to take ownership"
+    )
     conflict = next(r for r in fake.log if r.method == "PATCH" and "dryRun" in r.query)
     assert conflict.query["force"] == "false"
     assert fake.find("apps", "deployments", NS, "d")["spec"]["replicas"] == 5
@@ -158,28 +179,41 @@ def test_sending_replicas_an_hpa_owns_conflicts_with_the_scale_subresource(fake,
 
 def test_conflict_status_body_matches_the_apiserver_shape(oracle):
     live = oracle.apply(None, deployment("d", replicas=1), "kserve-compile", force=True)
-    scaled = oracle.update(live.object, dict(live.object, spec=dict(live.object["spec"], replicas=5)), KCM,
-                           managed_fields=live.managed_fields, subresource="scale")
+    scaled = oracle.update(
+        live.object,
+        dict(live.object, spec=dict(live.object["spec"], replicas=5)),
+        KCM,
+        managed_fields=live.managed_fields,
+        subresource="scale",
+    )
     with pytest.raises(smd.OracleConflict) as err:
-        oracle.apply(scaled.object, deployment("d", replicas=1), "kserve-compile",
-                     managed_fields=scaled.managed_fields)
-    assert str(err.value) == ('Apply failed with 1 conflict: conflict with "kube-controller-manager" '
-                              'with subresource "scale" using apps/v1: .spec.replicas')
+        oracle.apply(scaled.object, deployment("d", replicas=1), "kserve-compile", managed_fields=scaled.managed_fields)
+    assert str(err.value) == (
+        'Apply failed with 1 conflict: conflict with "kube-controller-manager" '
+        'with subresource "scale" using apps/v1: .spec.replicas'
+    )
     assert [(c.manager, c.operation, c.subresource, c.field) for c in err.value.conflicts] == [
-        (KCM, "Update", "scale", ".spec.replicas")]
+        (KCM, "Update", "scale", ".spec.replicas")
+    ]
 
 
 # --- (b) dropping spec.replicas where an HPA owns it ------------------------------------------------
 def test_dropping_replicas_after_the_hpa_took_them_keeps_its_value_and_ownership(oracle):
     first = oracle.apply(None, deployment("d", replicas=1), "kserve-compile", force=True)
     assert first.owner_of("f:spec", "f:replicas") == ["kserve-compile/Apply"]
-    scaled = oracle.update(first.object, dict(first.object, spec=dict(first.object["spec"], replicas=4)), KCM,
-                           managed_fields=first.managed_fields, subresource="scale")
+    scaled = oracle.update(
+        first.object,
+        dict(first.object, spec=dict(first.object["spec"], replicas=4)),
+        KCM,
+        managed_fields=first.managed_fields,
+        subresource="scale",
+    )
     # an Update takes the field: we no longer own replicas at all
     assert scaled.owner_of("f:spec", "f:replicas") == [f"{KCM}/Update/scale"]
 
-    dropped = oracle.apply(scaled.object, deployment("d", replicas=None), "kserve-compile",
-                           managed_fields=scaled.managed_fields)
+    dropped = oracle.apply(
+        scaled.object, deployment("d", replicas=None), "kserve-compile", managed_fields=scaled.managed_fields
+    )
     assert dropped.object["spec"]["replicas"] == 4
     assert dropped.owner_of("f:spec", "f:replicas") == [f"{KCM}/Update/scale"]
     assert not dropped.changed
@@ -189,8 +223,9 @@ def test_dropping_replicas_nobody_else_owns_removes_them(oracle):
     # the hazard from apply_ecosystem.md §2.5: the HPA has not scaled yet, so the field goes (a real
     # apiserver then defaults it to 1; the oracle does no defaulting and shows it absent)
     first = oracle.apply(None, deployment("d", replicas=3), "kserve-compile", force=True)
-    dropped = oracle.apply(first.object, deployment("d", replicas=None), "kserve-compile",
-                           managed_fields=first.managed_fields)
+    dropped = oracle.apply(
+        first.object, deployment("d", replicas=None), "kserve-compile", managed_fields=first.managed_fields
+    )
     assert "replicas" not in dropped.object["spec"] and dropped.changed
     assert dropped.owner_of("f:spec", "f:replicas") == []
 
@@ -198,12 +233,21 @@ def test_dropping_replicas_nobody_else_owns_removes_them(oracle):
 def test_replicas_hand_over_through_a_second_applier(oracle):
     # the documented hand-over: another manager applies the live value first, then we drop the field
     first = oracle.apply(None, deployment("d", replicas=3), "kserve-compile", force=True)
-    handover = oracle.apply(first.object, {"apiVersion": "apps/v1", "kind": "Deployment",
-                                           "metadata": {"name": "d", "namespace": NS}, "spec": {"replicas": 3}},
-                            "kserve-compile-handover", managed_fields=first.managed_fields)
+    handover = oracle.apply(
+        first.object,
+        {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": "d", "namespace": NS},
+            "spec": {"replicas": 3},
+        },
+        "kserve-compile-handover",
+        managed_fields=first.managed_fields,
+    )
     assert handover.owner_of("f:spec", "f:replicas") == ["kserve-compile-handover/Apply", "kserve-compile/Apply"]
-    dropped = oracle.apply(handover.object, deployment("d", replicas=None), "kserve-compile",
-                           managed_fields=handover.managed_fields)
+    dropped = oracle.apply(
+        handover.object, deployment("d", replicas=None), "kserve-compile", managed_fields=handover.managed_fields
+    )
     assert dropped.object["spec"]["replicas"] == 3
     assert dropped.owner_of("f:spec", "f:replicas") == ["kserve-compile-handover/Apply"]
 
@@ -232,10 +276,14 @@ def test_a_dropped_field_goes_only_when_nobody_else_owns_it(fake, kube):
     base["metadata"]["annotations"] = {"team": "ml", "tier": "gold"}
     assert run(kube, [with_env(base, "A", "B", "C")]).ok
     # another applier (e.g. a GitOps tool) applies the same value for env C and annotation tier: shared
-    shared = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "namespace": NS,
-                                                                         "annotations": {"tier": "gold"}},
-              "spec": {"template": {"spec": {"containers": [
-                  {"name": "kserve-container", "env": [{"name": "C", "value": "c"}]}]}}}}
+    shared = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "d", "namespace": NS, "annotations": {"tier": "gold"}},
+        "spec": {
+            "template": {"spec": {"containers": [{"name": "kserve-container", "env": [{"name": "C", "value": "c"}]}]}}
+        },
+    }
     client = api_client_for_host(fake.url)
     try:
         gitops = Kube(client, RetryPolicy(attempts=1), timeout=10)
@@ -265,8 +313,9 @@ def test_a_dropped_container_goes_even_with_another_managers_field_inside(oracle
     new["spec"]["template"]["spec"]["containers"][1]["imagePullPolicy"] = "Always"
     edited = oracle.update(first.object, new, "kubectl-edit", managed_fields=first.managed_fields)
     assert edited.owner_of(*pod_path("f:containers", 'k:{"name":"agent"}', ".")) == ["kserve-compile/Apply"]
-    assert edited.owner_of(*pod_path("f:containers", 'k:{"name":"agent"}', "f:imagePullPolicy")) == \
-        ["kubectl-edit/Update"]
+    assert edited.owner_of(*pod_path("f:containers", 'k:{"name":"agent"}', "f:imagePullPolicy")) == [
+        "kubectl-edit/Update"
+    ]
     # the item (its key) was ours alone, so dropping it removes it whole (SMD 4.1.2 prune rules)
     dropped = oracle.apply(edited.object, deployment("d"), "kserve-compile", managed_fields=edited.managed_fields)
     assert [c["name"] for c in dropped.object["spec"]["template"]["spec"]["containers"]] == ["kserve-container"]
@@ -277,13 +326,22 @@ def test_a_dropped_container_goes_even_with_another_managers_field_inside(oracle
 def test_ports_merge_by_port_and_protocol_with_tcp_as_the_default_key(oracle):
     svc = service("s")
     first = oracle.apply(None, svc, "kserve-compile", force=True)
-    metrics = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s", "namespace": NS},
-               "spec": {"ports": [{"name": "metrics", "port": 9090}, {"name": "dns", "port": 80, "protocol": "UDP"}]}}
+    metrics = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "s", "namespace": NS},
+        "spec": {"ports": [{"name": "metrics", "port": 9090}, {"name": "dns", "port": 80, "protocol": "UDP"}]},
+    }
     added = oracle.apply(first.object, metrics, "monitoring", managed_fields=first.managed_fields)
     assert [(p["port"], p.get("protocol"), p["name"]) for p in added.object["spec"]["ports"]] == [
-        (80, "TCP", "http"), (9090, None, "metrics"), (80, "UDP", "dns")]
+        (80, "TCP", "http"),
+        (9090, None, "metrics"),
+        (80, "UDP", "dns"),
+    ]
     assert sorted(k for k in added.owners["monitoring/Apply"]["f:spec"]["f:ports"]) == [
-        'k:{"port":80,"protocol":"UDP"}', 'k:{"port":9090,"protocol":"TCP"}']
+        'k:{"port":80,"protocol":"UDP"}',
+        'k:{"port":9090,"protocol":"TCP"}',
+    ]
     # a port without protocol is the TCP port: same key, so a different name is a conflict
     clash = copy.deepcopy(metrics)
     clash["spec"]["ports"] = [{"name": "web", "port": 80}]
@@ -295,15 +353,22 @@ def test_ports_merge_by_port_and_protocol_with_tcp_as_the_default_key(oracle):
 def test_selectors_are_atomic(oracle):
     svc = service("s")
     first = oracle.apply(None, svc, "kserve-compile", force=True)
-    more = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s", "namespace": NS},
-            "spec": {"selector": {"extra": "x"}}}
+    more = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "s", "namespace": NS},
+        "spec": {"selector": {"extra": "x"}},
+    }
     # Service.spec.selector is +mapType=atomic: another key is a change of the whole map → conflict
     with pytest.raises(smd.OracleConflict) as err:
         oracle.apply(first.object, more, "other", managed_fields=first.managed_fields)
     assert [c.field for c in err.value.conflicts] == [".spec.selector"]
     # labels are granular: another manager's label merges in beside ours
-    labelled = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s", "namespace": NS,
-                                                                   "labels": {"owner": "me"}}}
+    labelled = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "s", "namespace": NS, "labels": {"owner": "me"}},
+    }
     merged = oracle.apply(first.object, labelled, "other", managed_fields=first.managed_fields)
     assert merged.object["metadata"]["labels"] == {"owner": "me"}
     assert merged.object["spec"] == first.object["spec"]
@@ -315,7 +380,7 @@ def test_a_keyed_list_item_without_its_key_is_an_error_naming_the_field(fake, ku
     report = run(kube, [bad])
     assert not report.ok
     assert report.errors[0].startswith("Deployment.apps/ns/d: 500 InternalError: failed to create typed patch object")
-    assert "omits key field \"name\"" in report.errors[0] and ".spec.template.spec.containers" in report.errors[0]
+    assert 'omits key field "name"' in report.errors[0] and ".spec.template.spec.containers" in report.errors[0]
     assert fake.names("apps", "deployments", NS) == []
 
 
@@ -327,8 +392,13 @@ def scripted(fake: FakeApi, kube: Kube) -> list[Any]:
     seen.append(run(kube, objs).counts())
     fake.clear_log()
     seen.append((run(kube, objs).counts(), len(fake.writes())))
-    fake.update("apps", "deployments", NS, "m-predictor",
-                lambda o: o["spec"]["template"]["spec"]["containers"][0].__setitem__("image", "evil:1"))
+    fake.update(
+        "apps",
+        "deployments",
+        NS,
+        "m-predictor",
+        lambda o: o["spec"]["template"]["spec"]["containers"][0].__setitem__("image", "evil:1"),
+    )
     seen.append(run(kube, objs).counts())
     hpa_scales(fake, "m-predictor", 4)
     seen.append(run(kube, objs).counts())
@@ -337,8 +407,13 @@ def scripted(fake: FakeApi, kube: Kube) -> list[Any]:
     hpa_scales(fake, "d", 3)
     seen.append(run(kube, [deployment("d", replicas=1)], force=False).errors)
     seen.append(run(kube, [deployment("d", replicas=2)], force=True).counts())
-    for group, plural in (("apps", "deployments"), ("", "services"), ("autoscaling", "horizontalpodautoscalers"),
-                          ("networking.k8s.io", "ingresses"), ("", "configmaps")):
+    for group, plural in (
+        ("apps", "deployments"),
+        ("", "services"),
+        ("autoscaling", "horizontalpodautoscalers"),
+        ("networking.k8s.io", "ingresses"),
+        ("", "configmaps"),
+    ):
         for name in fake.names(group, plural, NS):
             obj = fake.find(group, plural, NS, name)
             meta = obj["metadata"]

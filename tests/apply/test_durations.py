@@ -7,10 +7,23 @@ import pytest
 from kserve_compile.durations import DurationError, format_duration, parse_duration
 
 
-@pytest.mark.parametrize("text, seconds", [
-    ("90s", 90.0), ("5m", 300.0), ("1h", 3600.0), ("1h30m", 5400.0), ("250ms", 0.25), ("1.5s", 1.5),
-    ("2m3s", 123.0), ("0s", 0.0), ("600", 600.0), ("0.5", 0.5), (" 10s ", 10.0), ("100us", 1e-4),
-])
+@pytest.mark.parametrize(
+    "text, seconds",
+    [
+        ("90s", 90.0),
+        ("5m", 300.0),
+        ("1h", 3600.0),
+        ("1h30m", 5400.0),
+        ("250ms", 0.25),
+        ("1.5s", 1.5),
+        ("2m3s", 123.0),
+        ("0s", 0.0),
+        ("600", 600.0),
+        ("0.5", 0.5),
+        (" 10s ", 10.0),
+        ("100us", 1e-4),
+    ],
+)
 def test_parses(text, seconds):
     assert parse_duration(text) == pytest.approx(seconds)
 

@@ -31,8 +31,12 @@ RUNTIMES = list(embedded_runtimes())
 STANDARD_NONE = {C.ANN_DEPLOYMENT_MODE: C.MODE_STANDARD, C.ANN_AUTOSCALER_CLASS: C.AUTOSCALER_NONE}
 
 
-def make_isvc(predictor: dict[str, Any], canaries: list[dict[str, Any]], annotations: dict[str, str] | None = None,
-              status: dict[str, Any] | None = None) -> InferenceService:
+def make_isvc(
+    predictor: dict[str, Any],
+    canaries: list[dict[str, Any]],
+    annotations: dict[str, str] | None = None,
+    status: dict[str, Any] | None = None,
+) -> InferenceService:
     data: dict[str, Any] = {
         "apiVersion": C.ISVC_API_VERSION,
         "kind": C.KIND_ISVC,
@@ -78,10 +82,15 @@ ADJUST_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("name", "stable", "canaries", "ready", "expected"), ADJUST_CASES, ids=[c[0] for c in ADJUST_CASES])
-def test_adjust_stable_min_replicas_for_canaries(name: str, stable: int, canaries: list, ready: set, expected: int) -> None:
+@pytest.mark.parametrize(
+    ("name", "stable", "canaries", "ready", "expected"), ADJUST_CASES, ids=[c[0] for c in ADJUST_CASES]
+)
+def test_adjust_stable_min_replicas_for_canaries(
+    name: str, stable: int, canaries: list, ready: set, expected: int
+) -> None:
     specs = [
-        {"trafficPercent": t, "predictor": {"name": n, **({"minReplicas": m} if m is not None else {})}} for n, t, m in canaries
+        {"trafficPercent": t, "predictor": {"name": n, **({"minReplicas": m} if m is not None else {})}}
+        for n, t, m in canaries
     ]
     isvc = make_isvc({"minReplicas": stable, **tf_predictor("s3://m/v1")}, specs)
     assert stable_min_replicas(isvc, ready) == expected
@@ -120,8 +129,12 @@ def test_merge_override_scalars_lists_and_structs() -> None:
         "timeout": 30,
         "nodeSelector": {"pool": "cpu", "zone": "a"},
         "tolerations": [{"key": "a"}],
-        "model": {"modelFormat": {"name": "tensorflow"}, "storageUri": "s3://v1", "env": [{"name": "A", "value": "1"}],
-                  "resources": {"limits": {"cpu": "1", "memory": "2Gi"}}},
+        "model": {
+            "modelFormat": {"name": "tensorflow"},
+            "storageUri": "s3://v1",
+            "env": [{"name": "A", "value": "1"}],
+            "resources": {"limits": {"cpu": "1", "memory": "2Gi"}},
+        },
         "affinity": {"nodeAffinity": {"x": 1}},
     }
     src = {
@@ -130,7 +143,11 @@ def test_merge_override_scalars_lists_and_structs() -> None:
         "containerConcurrency": 0,  # empty but dst has none (a nil pointer): filled
         "nodeSelector": {"zone": "", "gpu": "yes"},  # a Go map: entries win even when empty
         "tolerations": [],  # an empty slice never overrides
-        "model": {"storageUri": "s3://v2", "env": [{"name": "B", "value": "2"}], "resources": {"limits": {"memory": "4Gi"}}},
+        "model": {
+            "storageUri": "s3://v2",
+            "env": [{"name": "B", "value": "2"}],
+            "resources": {"limits": {"memory": "4Gi"}},
+        },
         "affinity": {"podAffinity": {"y": 2}},
     }
     out = merge_override(dst, src)
@@ -141,16 +158,27 @@ def test_merge_override_scalars_lists_and_structs() -> None:
         "containerConcurrency": 0,
         "nodeSelector": {"pool": "cpu", "zone": "", "gpu": "yes"},
         "tolerations": [{"key": "a"}],
-        "model": {"modelFormat": {"name": "tensorflow"}, "storageUri": "s3://v2", "env": [{"name": "B", "value": "2"}],
-                  "resources": {"limits": {"cpu": "1", "memory": "4Gi"}}},
+        "model": {
+            "modelFormat": {"name": "tensorflow"},
+            "storageUri": "s3://v2",
+            "env": [{"name": "B", "value": "2"}],
+            "resources": {"limits": {"cpu": "1", "memory": "4Gi"}},
+        },
         "affinity": {"nodeAffinity": {"x": 1}, "podAffinity": {"y": 2}},
     }
     assert dst["name"] == "" and dst["model"]["storageUri"] == "s3://v1", "the stable predictor must not be mutated"
 
 
 def test_canary_predictor_is_stable_merged_with_canary_and_autoscaling_cleared() -> None:
-    stable = tf_predictor("s3://m/v1", minReplicas=4, maxReplicas=8, scaleTarget=60, scaleMetric="cpu",
-                          labels={"variant": "stable", "team": "ml"}, serviceAccountName="sa")
+    stable = tf_predictor(
+        "s3://m/v1",
+        minReplicas=4,
+        maxReplicas=8,
+        scaleTarget=60,
+        scaleMetric="cpu",
+        labels={"variant": "stable", "team": "ml"},
+        serviceAccountName="sa",
+    )
     isvc = make_isvc(stable, [canary("v2", 25, "s3://m/v2", labels={"variant": "canary"})])
     [(predictor, traffic)] = canary_predictors(isvc, isvc.spec.predictor)
     assert traffic == 25
@@ -159,7 +187,13 @@ def test_canary_predictor_is_stable_merged_with_canary_and_autoscaling_cleared()
     assert predictor.model.runtime_version == "0.14.0"
     assert predictor.labels == {"variant": "canary", "team": "ml"}
     assert predictor.k8s["serviceAccountName"] == "sa"  # inherited from the stable PodSpec
-    assert (predictor.min_replicas, predictor.max_replicas, predictor.scale_target, predictor.scale_metric, predictor.auto_scaling) == (1, 0, None, None, None)
+    assert (
+        predictor.min_replicas,
+        predictor.max_replicas,
+        predictor.scale_target,
+        predictor.scale_metric,
+        predictor.auto_scaling,
+    ) == (1, 0, None, None, None)
 
 
 def test_canary_without_model_inherits_the_stable_model() -> None:
@@ -173,8 +207,10 @@ def test_canary_without_model_inherits_the_stable_model() -> None:
 
 
 def test_canary_components_match_canary_controller_test() -> None:
-    isvc = make_isvc(tf_predictor("s3://test/model-v1", minReplicas=4),
-                     [canary("v2", 25, "s3://test/model-v2"), canary("v3", 25, "s3://test/model-v3")])
+    isvc = make_isvc(
+        tf_predictor("s3://test/model-v1", minReplicas=4),
+        [canary("v2", 25, "s3://test/model-v2"), canary("v3", 25, "s3://test/model-v3")],
+    )
     plan, canaries = built(isvc)
     assert [(c.name, c.component.name, c.replicas, c.traffic_percent) for c in canaries] == [
         ("v2", "canary-test-v2-predictor", 1, 25),
@@ -186,7 +222,9 @@ def test_canary_components_match_canary_controller_test() -> None:
         assert c.component.annotations[C.ANN_STORAGE_SOURCE_URI] == uri
         assert c.component.labels[C.LABEL_COMPONENT] == C.PREDICTOR
         assert c.component.labels[C.LABEL_ISVC] == "canary-test"
-        assert c.component.spec.model_dump(by_alias=True, exclude_none=True, exclude_defaults=True) == {"minReplicas": 1}
+        assert c.component.spec.model_dump(by_alias=True, exclude_none=True, exclude_defaults=True) == {
+            "minReplicas": 1
+        }
         assert c.component.runtime is not None and c.component.runtime.name == stable.runtime.name
         image = c.component.pod_spec["containers"][0]["image"]
         assert image.endswith(":0.14.0"), image
@@ -201,7 +239,10 @@ def test_rendered_objects_replicas_and_storage_initializer() -> None:
     objects = standard_workload(c.component, pod_template(c.component), CONFIG, otel=False)
     assert c.component.name == "canary-test-v2-predictor"
     kinds = [(o["kind"], o["metadata"]["name"]) for o in objects]
-    assert kinds == [("Service", "canary-test-v2-predictor"), ("Deployment", "canary-test-v2-predictor")]  # class none: no HPA
+    assert kinds == [
+        ("Service", "canary-test-v2-predictor"),
+        ("Deployment", "canary-test-v2-predictor"),
+    ]  # class none: no HPA
     dep = objects[1]
     assert dep["spec"]["replicas"] == 1
     assert dep["spec"]["template"]["metadata"]["annotations"][C.ANN_STORAGE_SOURCE_URI] == "s3://test/model-v2"
@@ -210,9 +251,14 @@ def test_rendered_objects_replicas_and_storage_initializer() -> None:
 
 def test_hpa_class_gives_min_equal_max_and_logger_keeps_port_8080() -> None:
     annotations = {C.ANN_DEPLOYMENT_MODE: C.MODE_STANDARD}
-    stable = tf_predictor("s3://m/v1", minReplicas=3, maxReplicas=6, scaleTarget=70,
-                          logger={"mode": "all", "url": "http://sink.default/"},
-                          deploymentStrategy={"type": "Recreate"})
+    stable = tf_predictor(
+        "s3://m/v1",
+        minReplicas=3,
+        maxReplicas=6,
+        scaleTarget=70,
+        logger={"mode": "all", "url": "http://sink.default/"},
+        deploymentStrategy={"type": "Recreate"},
+    )
     isvc = make_isvc(stable, [canary("v2", 40, "s3://m/v2")], annotations=annotations)
     _, canaries = built(isvc)
     [c] = canaries
@@ -235,8 +281,15 @@ def test_hpa_class_gives_min_equal_max_and_logger_keeps_port_8080() -> None:
 def test_canary_inherits_the_stable_runtime_and_is_checked_against_it() -> None:
     # The stable's auto-selected runtime is written into the model KServe merges over, so a canary of another
     # format without its own runtime is checked against the stable's runtime.
-    isvc = make_isvc(tf_predictor("s3://m/v1"), [{"trafficPercent": 10, "predictor": {
-        "name": "v2", "model": {"modelFormat": {"name": "sklearn"}, "storageUri": "gs://m/v2"}}}])
+    isvc = make_isvc(
+        tf_predictor("s3://m/v1"),
+        [
+            {
+                "trafficPercent": 10,
+                "predictor": {"name": "v2", "model": {"modelFormat": {"name": "sklearn"}, "storageUri": "gs://m/v2"}},
+            }
+        ],
+    )
     # the pipeline builds canaries while planning, so the error surfaces there
     with pytest.raises(InputError) as err:
         plan_isvc(isvc, CONFIG, RUNTIMES)
@@ -246,7 +299,9 @@ def test_canary_inherits_the_stable_runtime_and_is_checked_against_it() -> None:
 
 
 def test_route_canaries_lists_services_in_spec_order() -> None:
-    isvc = make_isvc(tf_predictor("s3://m/v1", minReplicas=4), [canary("v3", 10, "s3://m/v3"), canary("v2", 20, "s3://m/v2")])
+    isvc = make_isvc(
+        tf_predictor("s3://m/v1", minReplicas=4), [canary("v3", 10, "s3://m/v3"), canary("v2", 20, "s3://m/v2")]
+    )
     _, canaries = built(isvc)
     assert route_canaries(canaries) == (("canary-test-v3-predictor", 10), ("canary-test-v2-predictor", 20))
 

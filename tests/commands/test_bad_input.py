@@ -31,7 +31,10 @@ CASES = {
         "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata: {name: x}\nspec:\n  predictor:\n    modle: {}\n",
         'unknown field "modle"',
     ),
-    "missing-predictor": ("apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata: {name: x}\nspec: {}\n", "spec.predictor: required field is missing"),
+    "missing-predictor": (
+        "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata: {name: x}\nspec: {}\n",
+        "spec.predictor: required field is missing",
+    ),
 }
 
 

@@ -17,7 +17,12 @@ EXAMPLE = ROOT / "examples" / "sklearn-iris.yaml"
 
 def run(*args: str, stdin: str | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, str(ROOT / "cli.py"), *args], input=stdin, capture_output=True, text=True, cwd=cwd or ROOT, timeout=120
+        [sys.executable, str(ROOT / "cli.py"), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd or ROOT,
+        timeout=120,
     )
 
 
@@ -148,10 +153,10 @@ def test_output_dir_rebuilds_the_same_objects_with_kubectl_kustomize(tmp_path: P
 
 def test_render_does_not_import_the_kubernetes_client_or_onnxruntime():
     code = (
-        "import sys, runpy; sys.argv=['kserve-compile','render',%r];"
-        "\ntry: runpy.run_path(%r, run_name='__main__')\nexcept SystemExit: pass"
+        f"import sys, runpy; sys.argv=['kserve-compile','render',{str(EXAMPLE)!r}];"
+        f"\ntry: runpy.run_path({str(ROOT / 'cli.py')!r}, run_name='__main__')\nexcept SystemExit: pass"
         "\nbad=[m for m in ('kubernetes','onnxruntime') if m in sys.modules]; print('IMPORTED', bad)"
-    ) % (str(EXAMPLE), str(ROOT / "cli.py"))
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert "IMPORTED []" in result.stdout, result.stdout + result.stderr
 

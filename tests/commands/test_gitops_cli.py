@@ -14,11 +14,15 @@ from .test_cli import EXAMPLE, ROOT, run
 
 NO_NS = EXAMPLE.read_text().replace("  namespace: default\n", "")
 CM = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app-settings}\ndata: {a: '1'}\n"
-CERT = ("apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata: {name: tls, namespace: default}\n"
-        "spec: {secretName: tls, issuerRef: {name: ca, kind: ClusterIssuer}}\n")
+CERT = (
+    "apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata: {name: tls, namespace: default}\n"
+    "spec: {secretName: tls, issuerRef: {name: ca, kind: ClusterIssuer}}\n"
+)
 # a kind of another API group whose schema kserve-compile does not carry
-MONITOR = ("apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {name: m, namespace: default}\n"
-           "spec: {selector: {}}\n")
+MONITOR = (
+    "apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {name: m, namespace: default}\n"
+    "spec: {selector: {}}\n"
+)
 
 
 def repo(tmp_path: Path, **files: str) -> Path:
@@ -94,7 +98,9 @@ def test_without_namespace_flag_inputs_land_in_default_and_a_conflict_is_an_erro
     assert run("render", "-", stdin=NO_NS).stdout == run("render", str(EXAMPLE)).stdout
     conflict = run("render", str(EXAMPLE), "-n", "other")
     assert conflict.returncode == 1
-    assert "metadata.namespace: the namespace of the object (default) does not match --namespace other" in conflict.stderr
+    assert (
+        "metadata.namespace: the namespace of the object (default) does not match --namespace other" in conflict.stderr
+    )
     assert run("render", str(EXAMPLE), "-n", "Not_A_Label").returncode == 2
 
 
@@ -116,8 +122,12 @@ def test_other_objects_pass_through_and_kustomize_files_are_skipped_with_a_note(
     objects = list(yaml.safe_load_all(result.stdout))
     assert yaml.safe_load(CERT) in objects
     assert {**yaml.safe_load(CM), "metadata": {"name": "app-settings"}} in objects
-    assert f"{src / 'kustomization.yaml'}:1:1: note: a kustomize file, not a Kubernetes object: skipped" in result.stderr
-    assert f"{src / 'values.yaml'}:1:1: note: not a Kubernetes object (no apiVersion and kind): skipped" in result.stderr
+    assert (
+        f"{src / 'kustomization.yaml'}:1:1: note: a kustomize file, not a Kubernetes object: skipped" in result.stderr
+    )
+    assert (
+        f"{src / 'values.yaml'}:1:1: note: not a Kubernetes object (no apiVersion and kind): skipped" in result.stderr
+    )
     strict = run("render", str(src), "--strict")
     assert strict.returncode == 1 and strict.stdout == ""
     assert "cert-manager.io/v1/Certificate is not a KServe input; --strict refuses to pass it through" in strict.stderr
@@ -132,7 +142,10 @@ def test_service_accounts_and_secrets_are_read_not_emitted_and_say_so(tmp_path: 
     result = run("render", str(repo(tmp_path, isvc__yaml=EXAMPLE.read_text(), sa__yaml=sa)))
     assert result.returncode == 0, result.stderr
     assert "ServiceAccount" not in [o["kind"] for o in yaml.safe_load_all(result.stdout)]
-    assert "ServiceAccount/default: note: read for storage credentials, as KServe reads it from the cluster; not part of the output" in result.stderr
+    assert (
+        "ServiceAccount/default: note: read for storage credentials, as KServe reads it from the cluster; not part of the output"
+        in result.stderr
+    )
     assert "not in the inputs" not in result.stderr  # the credentials warning is gone: the ServiceAccount was read
 
 
@@ -161,16 +174,25 @@ def test_version_and_shell_completion() -> None:
 
     version = run("--version")
     assert version.returncode == 0 and version.stdout == f"kserve-compile {__version__}\n"
+
     # what --install-completion installs for bash, and what that script asks the program for a partial word
     def complete(**env: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, str(ROOT / "cli.py")], capture_output=True, text=True, timeout=60,
-                              check=False, env={**os.environ, **env})
+        return subprocess.run(
+            [sys.executable, str(ROOT / "cli.py")],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            env={**os.environ, **env},
+        )
 
     script = complete(_KSERVE_COMPILE_COMPLETE="source_bash")
     assert script.returncode == 0 and "_kserve_compile_completion()" in script.stdout
     words = complete(_KSERVE_COMPILE_COMPLETE="complete_bash", COMP_WORDS="kserve-compile ren", COMP_CWORD="1")
     assert words.stdout.split() == ["render"]
-    options = complete(_KSERVE_COMPILE_COMPLETE="complete_bash", COMP_WORDS="kserve-compile render --outp", COMP_CWORD="2")
+    options = complete(
+        _KSERVE_COMPILE_COMPLETE="complete_bash", COMP_WORDS="kserve-compile render --outp", COMP_CWORD="2"
+    )
     assert "--output-dir" in options.stdout.split()
 
 
@@ -206,6 +228,13 @@ def test_quiet_is_quiet_on_failure_and_with_output_dir(tmp_path: Path) -> None:
 
 def test_no_color_is_honoured_in_help() -> None:
     env = {**os.environ, "NO_COLOR": "1", "FORCE_COLOR": "1", "TERM": "xterm-256color"}
-    result = subprocess.run([sys.executable, str(ROOT / "cli.py"), "render", "--help"], capture_output=True, text=True, env=env, timeout=60, check=False)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "cli.py"), "render", "--help"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
     assert result.returncode == 0 and "--namespace" in result.stdout
     assert "\x1b[" not in result.stdout

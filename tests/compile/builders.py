@@ -22,13 +22,18 @@ def runtime(
         meta["namespace"] = namespace
     if created is not None:
         meta["creationTimestamp"] = created
-    spec: dict[str, Any] = {"supportedModelFormats": formats, "containers": [{"name": "kserve-container", "image": image}]}
+    spec: dict[str, Any] = {
+        "supportedModelFormats": formats,
+        "containers": [{"name": "kserve-container", "image": image}],
+    }
     if protocols is not None:
         spec["protocolVersions"] = protocols
     if disabled is not None:
         spec["disabled"] = disabled
     kind = "ServingRuntime" if namespace is not None else "ClusterServingRuntime"
-    return ServingRuntime.model_validate({"apiVersion": "serving.kserve.io/v1alpha1", "kind": kind, "metadata": meta, "spec": spec})
+    return ServingRuntime.model_validate(
+        {"apiVersion": "serving.kserve.io/v1alpha1", "kind": kind, "metadata": meta, "spec": spec}
+    )
 
 
 def model(fmt: str, version: str | None = None, **extra: Any) -> ModelSpec:

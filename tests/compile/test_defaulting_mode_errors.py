@@ -75,7 +75,9 @@ def test_frameworks_defaulting_to_v2(field: str, fmt: str) -> None:
 
 @pytest.mark.parametrize(("fmt", "protocol"), [("triton", "v2"), ("vLLM", "v2"), ("onnx", None), ("huggingface", None)])
 def test_model_form_protocol_defaults(fmt: str, protocol: str | None) -> None:
-    out = default_isvc(isvc({"predictor": {"model": {"modelFormat": {"name": fmt}, "storageUri": "s3://b/m"}}}), SHIPPED)
+    out = default_isvc(
+        isvc({"predictor": {"model": {"modelFormat": {"name": fmt}, "storageUri": "s3://b/m"}}}), SHIPPED
+    )
     assert out.spec.predictor.model.protocol_version == protocol
 
 
@@ -85,10 +87,15 @@ def test_existing_model_format_annotation_is_kept() -> None:
 
 
 def test_custom_container_named_and_given_resource_defaults() -> None:
-    out = default_isvc(isvc({"predictor": {"containers": [{"image": "x:1", "resources": {"limits": {"cpu": "3"}}}]}}), SHIPPED)
+    out = default_isvc(
+        isvc({"predictor": {"containers": [{"image": "x:1", "resources": {"limits": {"cpu": "3"}}}]}}), SHIPPED
+    )
     container = out.spec.predictor.containers[0]
     assert container["name"] == "kserve-container"
-    assert container["resources"] == {"limits": {"cpu": "3", "memory": "2Gi"}, "requests": {"cpu": "1", "memory": "2Gi"}}
+    assert container["resources"] == {
+        "limits": {"cpu": "3", "memory": "2Gi"},
+        "requests": {"cpu": "1", "memory": "2Gi"},
+    }
 
 
 def test_automount_token_false_only_without_security_key() -> None:
@@ -105,7 +112,17 @@ def test_unsupported_storage_uri_message() -> None:
     assert err.value.message.endswith("StorageUri [ftp://host/model] is not supported")
 
 
-@pytest.mark.parametrize("uri", ["s3://b/m", "pvc://claim/p", "/local/path", "relative/path", "modelscope://org/m", "https://acct.blob.core.windows.net/c/m"])
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "s3://b/m",
+        "pvc://claim/p",
+        "/local/path",
+        "relative/path",
+        "modelscope://org/m",
+        "https://acct.blob.core.windows.net/c/m",
+    ],
+)
 def test_supported_storage_uris(uri: str) -> None:
     validate_storage_uri(uri, "spec")
 

@@ -28,7 +28,11 @@ def test_env_merged_by_name_resources_per_key_args_concatenated() -> None:
         "resources": {"limits": {"cpu": "2", "memory": "4Gi"}},
     }
     merged = merge_containers(rt, isvc)
-    assert merged["env"] == [{"name": "PORT", "value": "8080"}, {"name": "PORT2", "value": "8082"}, {"name": "Some", "value": "Var"}]
+    assert merged["env"] == [
+        {"name": "PORT", "value": "8080"},
+        {"name": "PORT2", "value": "8082"},
+        {"name": "Some", "value": "Var"},
+    ]
     assert merged["resources"] == {"limits": {"cpu": "2", "memory": "4Gi"}, "requests": {"cpu": "1", "memory": "2Gi"}}
     assert merged["args"] == ["--a=1", "--b=2"]
     assert merged["name"] == "kserve-container" and merged["image"] == "rt:1"
@@ -41,26 +45,38 @@ def test_command_replaced_not_concatenated() -> None:
 
 def test_env_value_from_wins_over_runtime_value() -> None:
     secret = {"secretKeyRef": {"name": "s", "key": "k"}}
-    merged = merge_containers({"name": "c", "env": [{"name": "TOKEN", "value": "plain"}]}, {"env": [{"name": "TOKEN", "valueFrom": secret}]})
+    merged = merge_containers(
+        {"name": "c", "env": [{"name": "TOKEN", "value": "plain"}]}, {"env": [{"name": "TOKEN", "valueFrom": secret}]}
+    )
     assert merged["env"] == [{"name": "TOKEN", "valueFrom": secret}]
 
 
 def test_new_patch_item_goes_before_later_base_items() -> None:
     # strategicpatch keeps patch order and inserts base-only items by their base position
-    merged = merge_containers({"name": "c", "env": [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}]}, {"env": [{"name": "N", "value": "n"}]})
+    merged = merge_containers(
+        {"name": "c", "env": [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}]},
+        {"env": [{"name": "N", "value": "n"}]},
+    )
     assert [e["name"] for e in merged["env"]] == ["N", "A", "B"]
 
 
 def test_image_pull_secrets_isvc_first_then_runtime_only() -> None:
     # KServe controller_test.go:3756-3815
-    merged = merge_pod_specs({"imagePullSecrets": [{"name": "sr-secret"}]}, {"imagePullSecrets": [{"name": "isvc-secret"}]})
+    merged = merge_pod_specs(
+        {"imagePullSecrets": [{"name": "sr-secret"}]}, {"imagePullSecrets": [{"name": "isvc-secret"}]}
+    )
     assert merged["imagePullSecrets"] == [{"name": "isvc-secret"}, {"name": "sr-secret"}]
-    shared = merge_pod_specs({"imagePullSecrets": [{"name": "rt"}, {"name": "both"}]}, {"imagePullSecrets": [{"name": "own"}, {"name": "both"}]})
+    shared = merge_pod_specs(
+        {"imagePullSecrets": [{"name": "rt"}, {"name": "both"}]},
+        {"imagePullSecrets": [{"name": "own"}, {"name": "both"}]},
+    )
     assert [s["name"] for s in shared["imagePullSecrets"]] == ["own", "rt", "both"]
 
 
 def test_pod_maps_merge_and_null_deletes() -> None:
-    merged = merge_pod_specs({"nodeSelector": {"pool": "a", "zone": "x"}}, {"nodeSelector": {"zone": "y", "pool": None}})
+    merged = merge_pod_specs(
+        {"nodeSelector": {"pool": "a", "zone": "x"}}, {"nodeSelector": {"zone": "y", "pool": None}}
+    )
     assert merged["nodeSelector"] == {"zone": "y"}
 
 
@@ -69,7 +85,10 @@ def _meta(labels=None, annotations=None):
 
 
 def test_placeholders_html_escaped_and_missing_keys_empty() -> None:
-    container = {"name": "kserve-container", "args": ["--n={{.Name}}.{{.Namespace}}", "--o={{.Annotations.owner}}", "--x={{.Labels.absent}}"]}
+    container = {
+        "name": "kserve-container",
+        "args": ["--n={{.Name}}.{{.Namespace}}", "--o={{.Annotations.owner}}", "--x={{.Labels.absent}}"],
+    }
     out = replace_placeholders(container, _meta(annotations={"owner": 'a&b<"c">'}), "rt")
     assert out["args"] == ["--n=demo.ns1", "--o=a&amp;b&lt;&#34;c&#34;&gt;", "--x="]
 
@@ -97,7 +116,13 @@ def _selected(name: str, server_type: str | None = None) -> Selected:
     [
         ("kserve/sklearnserver:latest", "1.2", None, {}, "kserve/sklearnserver:1.2"),
         ("registry:5000/sklearn", "1.2", None, {}, "registry:5000/sklearn:1.2"),
-        ("tensorflow/serving:2.6.2", None, "tensorflow-serving", {"nvidia.com/gpu": "1"}, "tensorflow/serving:2.6.2-gpu"),
+        (
+            "tensorflow/serving:2.6.2",
+            None,
+            "tensorflow-serving",
+            {"nvidia.com/gpu": "1"},
+            "tensorflow/serving:2.6.2-gpu",
+        ),
         ("tensorflow/serving:2.6.2", "2.7", "tensorflow-serving", {"nvidia.com/gpu": "1"}, "tensorflow/serving:2.7"),
         ("tensorflow/serving:2.6.2", None, "tensorflow-serving", {}, "tensorflow/serving:2.6.2"),
         ("pytorch/torchserve:0.9", None, "torchserve", {"nvidia.com/mig-1g.5gb": "1"}, "pytorch/torchserve:0.9-gpu"),
@@ -116,6 +141,10 @@ def test_image_tag_rules(image, version, server_type, limits, expected) -> None:
 
 
 def test_server_type_falls_back_to_runtime_name() -> None:
-    container = {"name": "kserve-container", "image": "tensorflow/serving:2.6.2", "resources": {"limits": {"nvidia.com/gpu": "1"}}}
+    container = {
+        "name": "kserve-container",
+        "image": "tensorflow/serving:2.6.2",
+        "resources": {"limits": {"nvidia.com/gpu": "1"}},
+    }
     _update_image_tag(container, None, _selected("kserve-tensorflow-serving"))
     assert container["image"] == "tensorflow/serving:2.6.2-gpu"

@@ -74,7 +74,9 @@ def test_version_must_match_exactly() -> None:
 
 
 def test_no_runtime_message_matches_kserve() -> None:
-    triton = runtime("kserve-tritonserver", [{"name": "onnx", "version": "1", "autoSelect": True}], protocols=["v2", "grpc-v2"])
+    triton = runtime(
+        "kserve-tritonserver", [{"name": "onnx", "version": "1", "autoSelect": True}], protocols=["v2", "grpc-v2"]
+    )
     with pytest.raises(InputError) as err:
         _pick(model("onnx"), [triton])
     assert err.value.message == "no runtime found to support predictor with model type: {onnx <nil>}"

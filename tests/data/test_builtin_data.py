@@ -31,67 +31,103 @@ PROJECT_RUNTIMES = {"kserve-onnxserver"}
 #          [(format, version, autoSelect, priority)] with None for an absent field)
 EXPECTED: dict[str, tuple[str, str, list[str] | None, list[tuple[str, str, bool | None, int | None]]]] = {
     "kserve-sklearnserver": (
-        "sklearnserver", "kserve/sklearnserver:latest", ["v1", "v2"],
+        "sklearnserver",
+        "kserve/sklearnserver:latest",
+        ["v1", "v2"],
         [("sklearn", "1", True, 1)],
     ),
     "kserve-xgbserver": (
-        "xgbserver", "kserve/xgbserver:latest", ["v1", "v2"],
+        "xgbserver",
+        "kserve/xgbserver:latest",
+        ["v1", "v2"],
         [("xgboost", "2", True, 1)],
     ),
     "kserve-lgbserver": (
-        "lgbserver", "kserve/lgbserver:latest", ["v1", "v2"],
+        "lgbserver",
+        "kserve/lgbserver:latest",
+        ["v1", "v2"],
         [("lightgbm", "4", True, 1)],
     ),
     "kserve-pmmlserver": (
-        "pmmlserver", "kserve/pmmlserver:latest", ["v1", "v2"],
+        "pmmlserver",
+        "kserve/pmmlserver:latest",
+        ["v1", "v2"],
         [("pmml", "3", True, 1), ("pmml", "4", True, 1)],
     ),
     "kserve-paddleserver": (
-        "paddleserver", "kserve/paddleserver:latest", ["v1", "v2"],
+        "paddleserver",
+        "kserve/paddleserver:latest",
+        ["v1", "v2"],
         [("paddle", "2", True, 1)],
     ),
     "kserve-autogluonserver": (
-        "autogluonserver", "kserve/autogluonserver:latest", ["v1", "v2"],
+        "autogluonserver",
+        "kserve/autogluonserver:latest",
+        ["v1", "v2"],
         [("autogluon", "1", True, 1)],
     ),
     "kserve-predictiveserver": (
-        "predictiveserver", "kserve/predictiveserver:latest", ["v1", "v2"],
+        "predictiveserver",
+        "kserve/predictiveserver:latest",
+        ["v1", "v2"],
         [("sklearn", "1", False, 3), ("xgboost", "2", False, 3), ("lightgbm", "4", False, 3)],
     ),
     "kserve-mlserver": (
-        "mlserver", "docker.io/seldonio/mlserver:1.7.1", ["v2"],
+        "mlserver",
+        "docker.io/seldonio/mlserver:1.7.1",
+        ["v2"],
         [
-            ("sklearn", "0", True, 2), ("sklearn", "1", True, 2),
-            ("xgboost", "1", True, 2), ("xgboost", "2", True, 2),
-            ("lightgbm", "3", True, 2), ("lightgbm", "4", True, 2),
-            ("mlflow", "1", True, 1), ("mlflow", "2", True, 1),
+            ("sklearn", "0", True, 2),
+            ("sklearn", "1", True, 2),
+            ("xgboost", "1", True, 2),
+            ("xgboost", "2", True, 2),
+            ("lightgbm", "3", True, 2),
+            ("lightgbm", "4", True, 2),
+            ("mlflow", "1", True, 1),
+            ("mlflow", "2", True, 1),
         ],
     ),
     "kserve-tensorflow-serving": (
-        "tensorflow-serving", "tensorflow/serving:2.6.2", ["v1", "grpc-v1"],
+        "tensorflow-serving",
+        "tensorflow/serving:2.6.2",
+        ["v1", "grpc-v1"],
         [("tensorflow", "1", True, 2), ("tensorflow", "2", True, 2)],
     ),
     "kserve-torchserve": (
-        "torchserve", "pytorch/torchserve-kfs:0.9.0", ["v1", "v2", "grpc-v2"],
+        "torchserve",
+        "pytorch/torchserve-kfs:0.9.0",
+        ["v1", "v2", "grpc-v2"],
         [("pytorch", "1", True, 2)],
     ),
     "kserve-tritonserver": (
-        "tritonserver", "nvcr.io/nvidia/tritonserver:23.05-py3", ["v2", "grpc-v2"],
+        "tritonserver",
+        "nvcr.io/nvidia/tritonserver:23.05-py3",
+        ["v2", "grpc-v2"],
         [
-            ("tensorrt", "8", True, 1), ("tensorflow", "1", True, 1), ("tensorflow", "2", True, 1),
-            ("onnx", "1", True, 1), ("pytorch", "1", None, None), ("triton", "2", True, 1),
+            ("tensorrt", "8", True, 1),
+            ("tensorflow", "1", True, 1),
+            ("tensorflow", "2", True, 1),
+            ("onnx", "1", True, 1),
+            ("pytorch", "1", None, None),
+            ("triton", "2", True, 1),
         ],
     ),
     "kserve-huggingfaceserver": (
-        "huggingfaceserver", "kserve/huggingfaceserver:latest", ["v2", "v1"],
+        "huggingfaceserver",
+        "kserve/huggingfaceserver:latest",
+        ["v2", "v1"],
         [("huggingface", "1", True, 1)],
     ),
     "kserve-huggingfaceserver-multinode": (
-        "huggingfaceserver", "kserve/huggingfaceserver:latest-gpu", ["v2", "v1"],
+        "huggingfaceserver",
+        "kserve/huggingfaceserver:latest-gpu",
+        ["v2", "v1"],
         [("huggingface", "1", True, 2)],
     ),
     "kserve-vllmserver": (
-        "vllmserver", "vllm/vllm-openai:latest", None,
+        "vllmserver",
+        "vllm/vllm-openai:latest",
+        None,
         [("vLLM", "1", True, 1)],
     ),
 }
@@ -240,14 +276,21 @@ def test_tensorflow_and_triton_commands(runtimes: dict[str, dict[str, Any]]) -> 
     tf = runtimes["kserve-tensorflow-serving"]["spec"]["containers"][0]
     assert tf["command"] == ["/usr/bin/tensorflow_model_server"]
     assert tf["args"] == [
-        "--model_name={{.Name}}", "--port=9000", "--rest_api_port=8080",
-        "--model_base_path=/mnt/models", "--rest_api_timeout_in_ms=60000",
+        "--model_name={{.Name}}",
+        "--port=9000",
+        "--rest_api_port=8080",
+        "--model_base_path=/mnt/models",
+        "--rest_api_timeout_in_ms=60000",
     ]
     triton = runtimes["kserve-tritonserver"]["spec"]["containers"][0]
     assert "command" not in triton
     assert triton["args"] == [
-        "tritonserver", "--model-store=/mnt/models", "--grpc-port=9000", "--http-port=8080",
-        "--allow-grpc=true", "--allow-http=true",
+        "tritonserver",
+        "--model-store=/mnt/models",
+        "--grpc-port=9000",
+        "--http-port=8080",
+        "--allow-grpc=true",
+        "--allow-http=true",
     ]
 
 
@@ -302,9 +345,21 @@ def test_yaml_reads_the_same_under_1_1_and_1_2(path: Path) -> None:
 # --- inferenceservice-config ------------------------------------------------------------------
 
 LIVE_KEYS = {
-    "deploy", "ingress", "storageInitializer", "credentials", "logger", "batcher", "agent", "router",
-    "explainers", "inferenceService", "security", "metricsAggregator", "localModel",
-    "opentelemetryCollector", "autoscaler",
+    "deploy",
+    "ingress",
+    "storageInitializer",
+    "credentials",
+    "logger",
+    "batcher",
+    "agent",
+    "router",
+    "explainers",
+    "inferenceService",
+    "security",
+    "metricsAggregator",
+    "localModel",
+    "opentelemetryCollector",
+    "autoscaler",
 }
 
 
@@ -364,8 +419,13 @@ def test_configmap_sidecars_and_defaults(cm_data: dict[str, dict[str, Any]]) -> 
     assert cm_data["agent"] == {"image": "kserve/agent:latest", **small}
     assert cm_data["logger"] == {"image": "kserve/agent:latest", **small, "defaultUrl": "http://default-broker"}
     assert cm_data["batcher"] == {
-        "image": "kserve/agent:latest", "cpuRequest": "1", "cpuLimit": "1", "memoryRequest": "1Gi",
-        "memoryLimit": "1Gi", "maxBatchSize": "32", "maxLatency": "5000",
+        "image": "kserve/agent:latest",
+        "cpuRequest": "1",
+        "cpuLimit": "1",
+        "memoryRequest": "1Gi",
+        "memoryLimit": "1Gi",
+        "maxBatchSize": "32",
+        "maxLatency": "5000",
     }
     assert cm_data["router"] == {"image": "kserve/router:latest", **small, "imagePullPolicy": "IfNotPresent"}
     assert cm_data["explainers"] == {"art": {"image": "kserve/art-explainer", "defaultImageVersion": "latest"}}

@@ -69,13 +69,17 @@ def test_input_is_not_modified_and_objects_are_the_same() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.permutations(UNSORTED + [obj("v1", "ConfigMap", "cfg", "a", data={"v": "2"}),
-                                   obj("v2", "ConfigMap", "cfg", "a")]))
+@given(
+    st.permutations(
+        UNSORTED + [obj("v1", "ConfigMap", "cfg", "a", data={"v": "2"}), obj("v2", "ConfigMap", "cfg", "a")]
+    )
+)
 def test_any_input_order_gives_the_same_result(objs: list[dict]) -> None:
     """Even duplicates (same identity, other content or version) land in one fixed order."""
     out = sort_objects(objs)
-    reference = sort_objects(UNSORTED + [obj("v1", "ConfigMap", "cfg", "a", data={"v": "2"}),
-                                         obj("v2", "ConfigMap", "cfg", "a")])
+    reference = sort_objects(
+        UNSORTED + [obj("v1", "ConfigMap", "cfg", "a", data={"v": "2"}), obj("v2", "ConfigMap", "cfg", "a")]
+    )
     assert out == reference
 
 

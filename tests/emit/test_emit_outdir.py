@@ -103,7 +103,9 @@ def test_adding_an_object_touches_only_its_own_files(tmp_path: Path) -> None:
 
 def test_duplicate_objects_are_refused() -> None:
     cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "n"}}
-    with pytest.raises(UsageError, match="v1/ConfigMap/n/c and v1/ConfigMap/n/c would both be written to configmap_n_c.yaml"):
+    with pytest.raises(
+        UsageError, match="v1/ConfigMap/n/c and v1/ConfigMap/n/c would both be written to configmap_n_c.yaml"
+    ):
         write_output_dir([cm, dict(cm)], "/nonexistent/never-written")
 
 
@@ -114,15 +116,16 @@ def test_kubectl_kustomize_rebuilds_the_same_objects(tmp_path: Path) -> None:
         "apiVersion": "v1",
         "kind": "ConfigMap",
         "metadata": {"name": "hazards", "namespace": "default", "labels": {"enabled": "on", "mode": "0755"}},
-        "data": {
-            f"k{i:03d}": s for i, s in enumerate(HAZARDS + PLAIN) if not _KUSTOMIZE_CANNOT_REEMIT.search(s)
-        },
+        "data": {f"k{i:03d}": s for i, s in enumerate(HAZARDS + PLAIN) if not _KUSTOMIZE_CANNOT_REEMIT.search(s)},
     }
     objs = sort_objects(rendered(3) + [hazard_cm])
     write_output_dir(objs, tmp_path / "out")
     done = subprocess.run(
         [kubectl, "kustomize", str(tmp_path / "out")],
-        capture_output=True, text=True, check=False, timeout=120,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr
     # kustomize writes the YAML 1.2 core schema (it leaves "<<" and timestamps plain).
@@ -210,7 +213,9 @@ def test_refuses_to_overwrite_a_file_we_did_not_write(tmp_path: Path) -> None:
     out.mkdir()
     name = object_file_name(rendered(1)[1])
     (out / name).write_text("hand-written")
-    with pytest.raises(UsageError, match=f"refusing to overwrite '{name}' in --output-dir {out}: kserve-compile did not write it"):
+    with pytest.raises(
+        UsageError, match=f"refusing to overwrite '{name}' in --output-dir {out}: kserve-compile did not write it"
+    ):
         write_output_dir(rendered(1), out)
     assert listing(out) == [name] and (out / name).read_text() == "hand-written"
 

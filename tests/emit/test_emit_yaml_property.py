@@ -21,9 +21,7 @@ hostile_text = st.one_of(
     st.sampled_from(HAZARDS + PLAIN),
     st.text(alphabet=_HOSTILE_ALPHABET, max_size=12),
     st.text(max_size=20),  # any code point hypothesis likes (no surrogates)
-    st.builds(
-        lambda a, b: a + b, st.sampled_from(HAZARDS + PLAIN), st.text(alphabet=_HOSTILE_ALPHABET, max_size=4)
-    ),
+    st.builds(lambda a, b: a + b, st.sampled_from(HAZARDS + PLAIN), st.text(alphabet=_HOSTILE_ALPHABET, max_size=4)),
 )
 scalars = st.one_of(
     st.none(),

@@ -28,7 +28,7 @@ def _value_line(s: str) -> str:
 def test_hazard_is_never_plain_and_reads_back(s: str) -> None:
     rendered = _value_line(s)
     assert rendered[0] == " "
-    assert rendered[1] in "\"|", f"{s!r} written unquoted: {rendered!r}"
+    assert rendered[1] in '"|', f"{s!r} written unquoted: {rendered!r}"
     objs = [{"v": s, s: s, "l": [s, [s], {s: [s]}]}]
     assert_reads_back(dump_yaml(objs), objs)
 
@@ -73,15 +73,16 @@ def test_hazards_read_back_through_kubectl_yaml_1_1_decoder(tmp_path) -> None:
                 },
             }
         ],
-        "extensions": [
-            {"name": "x", "extension": {"kind": "X", "data": data, "f": 1.5e-07, "i": 1 << 40}}
-        ],
+        "extensions": [{"name": "x", "extension": {"kind": "X", "data": data, "f": 1.5e-07, "i": 1 << 40}}],
     }
     path = tmp_path / "kubeconfig.yaml"
     path.write_text(yaml_document(config), encoding="utf-8")
     done = subprocess.run(
         [kubectl, "config", "view", "--kubeconfig", str(path), "--raw", "-o", "json"],
-        capture_output=True, text=True, check=False, timeout=60,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
     )
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout)
@@ -100,9 +101,7 @@ def test_literal_blocks_for_readable_multiline_strings() -> None:
     assert_reads_back(nested, [{"l": ["x\ny\n", {"k": "p\nq"}]}])
 
 
-@pytest.mark.parametrize(
-    "s", ["\na", " a\nb", "a \nb", "a\nb\n\n", "a\n\tb", "a\r\nb", "a\u2028\nb"], ids=repr
-)
+@pytest.mark.parametrize("s", ["\na", " a\nb", "a \nb", "a\nb\n\n", "a\n\tb", "a\r\nb", "a\u2028\nb"], ids=repr)
 def test_ambiguous_multiline_strings_are_quoted(s: str) -> None:
     assert _value_line(s).startswith(' "')
 

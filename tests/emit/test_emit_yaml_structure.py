@@ -90,9 +90,7 @@ def _reinsert_keys(node: object, rng: random.Random) -> object:
 
 def test_long_keys_use_the_explicit_form() -> None:
     long_key, wide_key = "k" * 1500, "é" * 600  # 600 characters, 1,200 bytes
-    objs = [
-        {long_key: {"a": 1}, "b": [long_key], "c": {long_key: [1, 2]}, "d": [{long_key: "v\nw"}], wide_key: 1}
-    ]
+    objs = [{long_key: {"a": 1}, "b": [long_key], "c": {long_key: [1, 2]}, "d": [{long_key: "v\nw"}], wide_key: 1}]
     text = dump_yaml(objs)
     assert f"? {long_key}\n:\n  a: 1\n" in text
     assert f'? "{wide_key}"\n: 1\n' in text

@@ -39,8 +39,9 @@ def chain(files: list[str], ref: str, field: str) -> list[tuple[str, str, str]]:
 
 def test_an_input_field_names_its_file_line_and_column() -> None:
     src = golden("s3-credentials")
-    [(kind, what, where)] = chain([src], "Deployment/sklearn-s3-predictor",
-                                  "spec.template.spec.initContainers[0].args[0]")
+    [(kind, what, where)] = chain(
+        [src], "Deployment/sklearn-s3-predictor", "spec.template.spec.initContainers[0].args[0]"
+    )
     assert kind == "input" and what == "InferenceService/default/sklearn-s3 spec.predictor.model.storageUri"
     assert where == f"{src}:{line_of(src, 'storageUri: s3://models/sklearn/iris')}:7"
 
@@ -50,14 +51,17 @@ def test_a_runtime_default_overridden_by_the_isvc_keeps_both(tmp_path: Path) -> 
     src.write_text(
         "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: iris\n"
         "  annotations:\n    serving.kserve.io/deploymentMode: Standard\nspec:\n  predictor:\n    model:\n"
-        "      modelFormat:\n        name: sklearn\n      runtimeVersion: \"1.14.0\"\n"
-        "      storageUri: s3://models/iris\n      resources:\n        limits:\n          cpu: \"2\"\n"
+        '      modelFormat:\n        name: sklearn\n      runtimeVersion: "1.14.0"\n'
+        '      storageUri: s3://models/iris\n      resources:\n        limits:\n          cpu: "2"\n'
     )
     cpu = chain([str(src)], "Deployment/iris-predictor", "spec.template.spec.containers[0].resources.limits.cpu")
     assert cpu == [
         ("input", "InferenceService/iris spec.predictor.model.resources.limits.cpu", f"{src}:16:11"),
-        ("default", "built-in ClusterServingRuntime kserve-sklearnserver spec.containers[0].resources.limits.cpu",
-         "kserve_compile/data/runtimes/kserve-sklearnserver.yaml"),
+        (
+            "default",
+            "built-in ClusterServingRuntime kserve-sklearnserver spec.containers[0].resources.limits.cpu",
+            "kserve_compile/data/runtimes/kserve-sklearnserver.yaml",
+        ),
     ]
     image = chain([str(src)], "Deployment/iris-predictor", "spec.template.spec.containers[0].image")
     assert [c[1] for c in image] == [
@@ -75,18 +79,25 @@ def test_a_configmap_key_names_the_configmap_and_its_field() -> None:
     index = next(i for i, m in enumerate(mounts) if m["mountPath"] == "/etc/ssl/custom-certs")
     found = field_origin(obj, f"spec.template.spec.initContainers[0].volumeMounts[{index}].mountPath")
     assert [(o.kind, o.what, o.where) for o in found.chain] == [
-        ("configmap", "ConfigMap/kserve/inferenceservice-config data.storageInitializer → caBundleVolumeMountPath",
-         f"{src}:{line_of(src, '  storageInitializer:')}:3")
+        (
+            "configmap",
+            "ConfigMap/kserve/inferenceservice-config data.storageInitializer → caBundleVolumeMountPath",
+            f"{src}:{line_of(src, '  storageInitializer:')}:3",
+        )
     ]
-    [(kind, what, _)] = chain([src], "Deployment/secure-model-predictor",
-                              "metadata.annotations[serving.kserve.io/deploymentMode]")
+    [(kind, what, _)] = chain(
+        [src], "Deployment/secure-model-predictor", "metadata.annotations[serving.kserve.io/deploymentMode]"
+    )
     assert (kind, what) == ("configmap", "ConfigMap/kserve/inferenceservice-config data.deploy → defaultDeploymentMode")
 
 
 def test_the_storage_container_image_replaces_the_configmaps() -> None:
     """KServe's shipped ClusterStorageContainer sets the image over the ConfigMap's: explain shows both."""
-    image = chain([golden("ca-bundle-configmap")], "Deployment/secure-model-predictor",
-                  "spec.template.spec.initContainers[0].image")
+    image = chain(
+        [golden("ca-bundle-configmap")],
+        "Deployment/secure-model-predictor",
+        "spec.template.spec.initContainers[0].image",
+    )
     assert [(kind, what) for kind, what, _ in image] == [
         ("default", "KServe's shipped ClusterStorageContainer default spec.container.image"),
         ("configmap", "ConfigMap/kserve/inferenceservice-config data.storageInitializer → image"),
@@ -94,19 +105,27 @@ def test_the_storage_container_image_replaces_the_configmaps() -> None:
 
 
 def test_the_shipped_configmap_is_named_when_no_configmap_is_given() -> None:
-    [_, (kind, what, where)] = chain([str(ROOT / "examples" / "sklearn-iris.yaml")], "Deployment/sklearn-iris-predictor",
-                                     "spec.template.spec.initContainers[0].image")
+    [_, (kind, what, where)] = chain(
+        [str(ROOT / "examples" / "sklearn-iris.yaml")],
+        "Deployment/sklearn-iris-predictor",
+        "spec.template.spec.initContainers[0].image",
+    )
     assert (kind, where) == ("default", "kserve_compile/data/inferenceservice-config.yaml")
     assert what == "KServe's shipped inferenceservice-config data.storageInitializer → image"
 
 
 def test_what_the_pod_webhook_injects_names_the_injector_and_the_kserve_source() -> None:
     src = golden("sidecar-batcher-logger")
-    [(kind, what, where)] = chain([src], "Deployment/sklearn-batch-log-predictor", "spec.template.spec.containers[1].name")
+    [(kind, what, where)] = chain(
+        [src], "Deployment/sklearn-batch-log-predictor", "spec.template.spec.containers[1].name"
+    )
     assert (kind, what) == ("webhook", "pod webhook: agent")
     assert "pod/agent_injector.go" in where and "render/pod_webhook/agent.py" in where
-    [(kind, what, _)] = chain([src], "Deployment/sklearn-batch-log-predictor",
-                              "spec.template.spec.initContainers[0].volumeMounts[0].mountPath")
+    [(kind, what, _)] = chain(
+        [src],
+        "Deployment/sklearn-batch-log-predictor",
+        "spec.template.spec.initContainers[0].volumeMounts[0].mountPath",
+    )
     assert (kind, what) == ("webhook", "pod webhook: storage initializer")
 
 
@@ -122,18 +141,35 @@ def test_credentials_point_at_the_secret_they_read() -> None:
 
 
 def test_defaults_name_the_builder_and_the_kserve_source_it_mirrors() -> None:
-    [(kind, what, where)] = chain([golden("knative-autoscaling")], "Service/sklearn-scale-predictor",
-                                  "spec.template.metadata.annotations[autoscaling.knative.dev/class]")
+    [(kind, what, where)] = chain(
+        [golden("knative-autoscaling")],
+        "Service/sklearn-scale-predictor",
+        "spec.template.metadata.annotations[autoscaling.knative.dev/class]",
+    )
     assert (kind, what) == ("default", "KServe default (pod template)")
     assert "reconcilers/knative/ksvc_reconciler.go" in where
-    [(kind, what, where)] = chain([golden("knative-autoscaling")], "Service/sklearn-scale-predictor",
-                                  "spec.template.metadata.annotations[autoscaling.knative.dev/initial-scale]")
+    [(kind, what, where)] = chain(
+        [golden("knative-autoscaling")],
+        "Service/sklearn-scale-predictor",
+        "spec.template.metadata.annotations[autoscaling.knative.dev/initial-scale]",
+    )
     assert kind == "input" and what.endswith("metadata.annotations[autoscaling.knative.dev/initial-scale]")
 
 
-@pytest.mark.parametrize("name", ["s3-credentials", "ca-bundle-configmap", "knative-autoscaling", "canary-multiple",
-                                  "multinode-default", "sidecar-batcher-logger", "transformer-gateway-api",
-                                  "graph-sequence-standard", "localmodel-isvc-serving-pvcs"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "s3-credentials",
+        "ca-bundle-configmap",
+        "knative-autoscaling",
+        "canary-multiple",
+        "multinode-default",
+        "sidecar-batcher-logger",
+        "transformer-gateway-api",
+        "graph-sequence-standard",
+        "localmodel-isvc-serving-pvcs",
+    ],
+)
 def test_annotated_yaml_is_the_rendered_yaml_plus_comments(name: str) -> None:
     src = golden(name)
     rendered = dump_yaml(render_files([src]))

@@ -11,30 +11,66 @@ SEEDS: list[dict[str, Any]] = [
     {
         "apiVersion": "serving.kserve.io/v1beta1",
         "kind": "InferenceService",
-        "metadata": {"name": "sklearn-iris", "namespace": "default", "annotations": {"serving.kserve.io/deploymentMode": "Standard"}},
+        "metadata": {
+            "name": "sklearn-iris",
+            "namespace": "default",
+            "annotations": {"serving.kserve.io/deploymentMode": "Standard"},
+        },
         "spec": {"predictor": {"model": {"modelFormat": {"name": "sklearn"}, "storageUri": "gs://bucket/model"}}},
     },
     {
         "apiVersion": "serving.kserve.io/v1beta1",
         "kind": "InferenceService",
-        "metadata": {"name": "custom", "annotations": {"serving.kserve.io/deploymentMode": "Standard", "serving.kserve.io/autoscalerClass": "keda"}},
+        "metadata": {
+            "name": "custom",
+            "annotations": {
+                "serving.kserve.io/deploymentMode": "Standard",
+                "serving.kserve.io/autoscalerClass": "keda",
+            },
+        },
         "spec": {
             "predictor": {
                 "minReplicas": 2,
                 "maxReplicas": 4,
-                "containers": [{"name": "kserve-container", "image": "example.com/model:1", "ports": [{"containerPort": 9000, "name": "grpc"}]}],
-                "autoScaling": {"metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]},
+                "containers": [
+                    {
+                        "name": "kserve-container",
+                        "image": "example.com/model:1",
+                        "ports": [{"containerPort": 9000, "name": "grpc"}],
+                    }
+                ],
+                "autoScaling": {
+                    "metrics": [
+                        {
+                            "type": "Resource",
+                            "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}},
+                        }
+                    ]
+                },
             },
-            "transformer": {"containers": [{"image": "example.com/transformer:1", "env": [{"name": "STORAGE_URI", "value": "s3://b/t"}]}]},
+            "transformer": {
+                "containers": [
+                    {"image": "example.com/transformer:1", "env": [{"name": "STORAGE_URI", "value": "s3://b/t"}]}
+                ]
+            },
         },
     },
     {
         "apiVersion": "serving.kserve.io/v1beta1",
         "kind": "InferenceService",
-        "metadata": {"name": "hf", "namespace": "ml", "labels": {"team": "a"}, "annotations": {"serving.kserve.io/deploymentMode": "RawDeployment"}},
+        "metadata": {
+            "name": "hf",
+            "namespace": "ml",
+            "labels": {"team": "a"},
+            "annotations": {"serving.kserve.io/deploymentMode": "RawDeployment"},
+        },
         "spec": {
             "predictor": {
-                "model": {"modelFormat": {"name": "huggingface"}, "storageUri": "hf://org/model", "args": ["--max_length=10"]},
+                "model": {
+                    "modelFormat": {"name": "huggingface"},
+                    "storageUri": "hf://org/model",
+                    "args": ["--max_length=10"],
+                },
                 "logger": {"mode": "all", "url": "http://logger"},
                 "storageUris": None,
             },
@@ -49,9 +85,36 @@ scalars = st.one_of(
     st.integers(min_value=-(2**40), max_value=2**40),
     st.floats(allow_nan=False, allow_infinity=False),
     st.text(max_size=40),
-    st.sampled_from(["", "on", "yes", "0755", "1e3", "gs://x", "pvc://c/p", "oci://img", "Standard", "Knative", "ModelMesh", "none", "hpa", "keda", "kpa", "../etc", "a" * 300, "\x00", "{{.Name}}", "{{ .Bad"]),
+    st.sampled_from(
+        [
+            "",
+            "on",
+            "yes",
+            "0755",
+            "1e3",
+            "gs://x",
+            "pvc://c/p",
+            "oci://img",
+            "Standard",
+            "Knative",
+            "ModelMesh",
+            "none",
+            "hpa",
+            "keda",
+            "kpa",
+            "../etc",
+            "a" * 300,
+            "\x00",
+            "{{.Name}}",
+            "{{ .Bad",
+        ]
+    ),
 )
-values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=12), inner, max_size=3)), max_leaves=8)
+values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=12), inner, max_size=3)),
+    max_leaves=8,
+)
 
 
 def _paths(obj: Any, prefix: tuple = ()) -> list[tuple]:
@@ -101,7 +164,22 @@ def mutated_isvc(draw: st.DrawFn) -> Any:
             for part in path:
                 target = target[part]
             if isinstance(target, dict):
-                target[draw(st.sampled_from(["unknownField", "minReplicas", "storageUri", "containers", "runtime", "name", "protocolVersion", "timeout"]))] = draw(values)
+                target[
+                    draw(
+                        st.sampled_from(
+                            [
+                                "unknownField",
+                                "minReplicas",
+                                "storageUri",
+                                "containers",
+                                "runtime",
+                                "name",
+                                "protocolVersion",
+                                "timeout",
+                            ]
+                        )
+                    )
+                ] = draw(values)
             elif isinstance(target, list):
                 target.append(draw(values))
         if not isinstance(doc, dict):

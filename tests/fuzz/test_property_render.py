@@ -33,7 +33,9 @@ def check_renders_or_names_a_field(doc: object) -> None:
     assert [d.data for d in reparsed] == result.objects
 
 
-@settings(max_examples=EXAMPLES, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@settings(
+    max_examples=EXAMPLES, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck), database=None
+)
 @given(mutated_isvc())
 def test_mutated_isvcs_render_or_are_rejected_with_a_field(doc: object) -> None:
     check_renders_or_names_a_field(doc)

@@ -22,7 +22,9 @@ needs_kubectl = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kube
 
 
 def sh(command: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, env={**ENV, **env}, timeout=120, check=False)
+    return subprocess.run(
+        command, cwd=cwd, capture_output=True, text=True, env={**ENV, **env}, timeout=120, check=False
+    )
 
 
 def rendered_objects() -> list[dict]:
@@ -32,7 +34,11 @@ def rendered_objects() -> list[dict]:
 
 
 def test_the_repository_holds_several_isvcs_a_runtime_a_graph_and_a_config_override() -> None:
-    sources = [yaml.safe_load(p.read_text()) for p in sorted((GITOPS / "models").rglob("*.yaml")) if p.name != "kustomization.yaml"]
+    sources = [
+        yaml.safe_load(p.read_text())
+        for p in sorted((GITOPS / "models").rglob("*.yaml"))
+        if p.name != "kustomization.yaml"
+    ]
     kinds = sorted(d["kind"] for d in sources)
     assert kinds.count("InferenceService") >= 3 and "ServingRuntime" in kinds and "InferenceGraph" in kinds
     config = yaml.safe_load(CONFIG.read_text())
@@ -105,7 +111,15 @@ def test_krm_recipe_files_agree_with_the_fixture() -> None:
     fixture = yaml.safe_load((Path(__file__).parent / "fixtures" / "kustomize-resourcelist.yaml").read_text())
     assert fixture["functionConfig"] == fn_config
     fixture_text = (Path(__file__).parent / "fixtures" / "kustomize-resourcelist.yaml").read_text()
-    through_script = subprocess.run([str(GITOPS / "krm" / exec_path)], cwd=GITOPS / "krm", input=fixture_text,
-                                    capture_output=True, text=True, env=ENV, timeout=120, check=False)
+    through_script = subprocess.run(
+        [str(GITOPS / "krm" / exec_path)],
+        cwd=GITOPS / "krm",
+        input=fixture_text,
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=120,
+        check=False,
+    )
     assert through_script.returncode == 0, through_script.stderr
     assert yaml.safe_load(through_script.stdout)["kind"] == "ResourceList"

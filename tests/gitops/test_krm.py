@@ -22,7 +22,14 @@ def fn(stdin: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def rendered_repo() -> list[dict]:
-    result = run("render", str(GITOPS / "models"), "--config", str(GITOPS / "config" / "inferenceservice-config.yaml"), "-n", "ml-prod")
+    result = run(
+        "render",
+        str(GITOPS / "models"),
+        "--config",
+        str(GITOPS / "config" / "inferenceservice-config.yaml"),
+        "-n",
+        "ml-prod",
+    )
     assert result.returncode == 0, result.stderr
     return list(yaml.safe_load_all(result.stdout))
 
@@ -72,14 +79,28 @@ def test_problems_become_error_results_and_the_items_come_back_unchanged() -> No
     assert {r["resourceRef"]["name"] for r in errors} == {"iris", "chain"}  # the graph's step names the broken isvc
     iris_ref = next(r["resourceRef"] for r in errors if r["resourceRef"]["name"] == "iris")
     assert iris_ref == {"apiVersion": "serving.kserve.io/v1beta1", "kind": "InferenceService", "name": "iris"}
-    assert "isvcs/iris.yaml: InferenceService/iris: spec.predictor.model.imagePullPolicy: unsupported value" in result.stderr
+    assert (
+        "isvcs/iris.yaml: InferenceService/iris: spec.predictor.model.imagePullPolicy: unsupported value"
+        in result.stderr
+    )
 
 
 def test_kpt_style_function_config_and_strict() -> None:
-    items = [yaml.safe_load(EXAMPLE.read_text().replace("  namespace: default\n", "")),
-             {"apiVersion": "cert-manager.io/v1", "kind": "Certificate", "metadata": {"name": "tls"}, "spec": {}}]
-    rl = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items,
-          "functionConfig": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "fn"}, "data": {"namespace": "kpt-ns"}}}
+    items = [
+        yaml.safe_load(EXAMPLE.read_text().replace("  namespace: default\n", "")),
+        {"apiVersion": "cert-manager.io/v1", "kind": "Certificate", "metadata": {"name": "tls"}, "spec": {}},
+    ]
+    rl = {
+        "apiVersion": "config.kubernetes.io/v1",
+        "kind": "ResourceList",
+        "items": items,
+        "functionConfig": {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "fn"},
+            "data": {"namespace": "kpt-ns"},
+        },
+    }
     out = yaml.safe_load(fn(yaml.safe_dump(rl)).stdout)
     assert {i["metadata"]["namespace"] for i in out["items"]} == {"kpt-ns"}
     rl["functionConfig"]["data"]["strict"] = "true"
@@ -90,11 +111,16 @@ def test_kpt_style_function_config_and_strict() -> None:
     rl["functionConfig"]["data"]["strict"] = "maybe"
     assert fn(yaml.safe_dump(rl)).returncode == 1
     del rl["functionConfig"]  # flags apply when there is no functionConfig
-    assert {i["metadata"]["namespace"] for i in yaml.safe_load(fn(yaml.safe_dump(rl), "-n", "flag-ns").stdout)["items"]} == {"flag-ns"}
+    assert {
+        i["metadata"]["namespace"] for i in yaml.safe_load(fn(yaml.safe_dump(rl), "-n", "flag-ns").stdout)["items"]
+    } == {"flag-ns"}
 
 
 def test_helm_post_renderer_stream_in_stream_out(tmp_path: Path) -> None:
-    chart_output = EXAMPLE.read_text() + "---\n# Source: chart/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: default}\ndata: {a: b}\n"
+    chart_output = (
+        EXAMPLE.read_text()
+        + "---\n# Source: chart/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: default}\ndata: {a: b}\n"
+    )
     result = fn(chart_output)
     assert result.returncode == 0, result.stderr
     assert result.stdout == run("render", "-", stdin=chart_output).stdout
@@ -102,7 +128,9 @@ def test_helm_post_renderer_stream_in_stream_out(tmp_path: Path) -> None:
     assert "ConfigMap" in kinds and "Deployment" in kinds and "InferenceService" not in kinds
     script = GITOPS / "helm" / "post-renderer.sh"
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    via_script = subprocess.run([str(script)], input=chart_output, capture_output=True, text=True, env=env, timeout=120, check=False)
+    via_script = subprocess.run(
+        [str(script)], input=chart_output, capture_output=True, text=True, env=env, timeout=120, check=False
+    )
     assert via_script.returncode == 0, via_script.stderr
     assert via_script.stdout == result.stdout and via_script.stderr == ""
     bad = fn(chart_output.replace("gs://", "ftp://"))

@@ -34,16 +34,27 @@ def test_quantity_syntax() -> None:
 
 def test_quantity_sign() -> None:
     found = messages(isvc_with(resources={"limits": {"memory": "-5Gi"}}))
-    assert found == {"spec.predictor.model.resources.limits.memory": "invalid value '-5Gi': must be greater than or equal to 0"}
+    assert found == {
+        "spec.predictor.model.resources.limits.memory": "invalid value '-5Gi': must be greater than or equal to 0"
+    }
 
 
 def test_request_above_limit() -> None:
     found = messages(isvc_with(resources={"requests": {"cpu": "2"}, "limits": {"cpu": "500m"}}))
-    assert found == {"spec.predictor.model.resources.requests.cpu": "invalid value '2': must be less than or equal to cpu limit of 500m"}
+    assert found == {
+        "spec.predictor.model.resources.requests.cpu": "invalid value '2': must be less than or equal to cpu limit of 500m"
+    }
 
 
 def test_valid_quantities_pass() -> None:
-    assert messages(isvc_with(resources={"requests": {"cpu": "100m", "memory": "1.5Gi", "nvidia.com/gpu": 1}, "limits": {"cpu": 1}})) == {}
+    assert (
+        messages(
+            isvc_with(
+                resources={"requests": {"cpu": "100m", "memory": "1.5Gi", "nvidia.com/gpu": 1}, "limits": {"cpu": 1}}
+            )
+        )
+        == {}
+    )
 
 
 def test_image_pull_policy_enum_with_did_you_mean() -> None:
@@ -57,12 +68,16 @@ def test_image_pull_policy_enum_with_did_you_mean() -> None:
 
 def test_container_port_protocol_enum() -> None:
     found = messages(isvc_with(ports=[{"containerPort": 8080, "protocol": "HTTP"}]))
-    assert found == {"spec.predictor.model.ports[0].protocol": "unsupported value 'HTTP': supported values: 'SCTP', 'TCP', 'UDP'"}
+    assert found == {
+        "spec.predictor.model.ports[0].protocol": "unsupported value 'HTTP': supported values: 'SCTP', 'TCP', 'UDP'"
+    }
 
 
 def test_label_key_with_a_space() -> None:
     data = {**ISVC, "metadata": {**ISVC["metadata"], "labels": {"team name": "a"}}}
-    assert messages(data)["metadata.labels"].startswith("invalid label key 'team name': name part must consist of alphanumeric")
+    assert messages(data)["metadata.labels"].startswith(
+        "invalid label key 'team name': name part must consist of alphanumeric"
+    )
 
 
 def test_label_value_of_70_characters() -> None:
@@ -86,8 +101,12 @@ def test_malformed_annotation_keys(key: str, expected: str) -> None:
 
 
 def test_pod_template_labels_are_checked_too() -> None:
-    dep = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
-           "spec": {"template": {"metadata": {"labels": {"a": "b c"}}}}}
+    dep = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "d"},
+        "spec": {"template": {"metadata": {"labels": {"a": "b c"}}}},
+    }
     assert "spec.template.metadata.labels[a]" in messages(dep)
 
 
@@ -136,9 +155,12 @@ def test_mistyped_deployment_mode_warns_and_renders_as_kserve_does(tmp_path: Pat
     assert result.returncode == 0
     assert (
         "metadata.annotations[serving.kserve.io/deploymentMode]: warning: deploymentMode 'Standrad' is not one KServe "
-        "knows (Standard, Knative, ModelMesh, RawDeployment, Serverless); did you mean \"Standard\"?; KServe ignores it"
+        'knows (Standard, Knative, ModelMesh, RawDeployment, Serverless); did you mean "Standard"?; KServe ignores it'
     ) in result.stderr
-    kinds = lambda text: [(o["apiVersion"], o["kind"]) for o in yaml.safe_load_all(text)]
+
+    def kinds(text: str) -> list:
+        return [(o["apiVersion"], o["kind"]) for o in yaml.safe_load_all(text)]
+
     assert kinds(result.stdout) == kinds(run("render", str(unset)).stdout)  # the config's default (Knative), as KServe
     assert ("serving.knative.dev/v1", "Service") in kinds(result.stdout)
 

@@ -18,7 +18,10 @@ def test_diff_of_objects_matches_by_group_kind_namespace_name() -> None:
     knative = {**a, "apiVersion": "serving.knative.dev/v1"}
     b = {**a, "spec": {"x": 2}}
     diffs = diff_objects([a, knative], [b])
-    assert [(d.action, d.ref) for d in diffs] == [("changed", "Service/n/m"), ("removed", "Service.serving.knative.dev/n/m")]
+    assert [(d.action, d.ref) for d in diffs] == [
+        ("changed", "Service/n/m"),
+        ("removed", "Service.serving.knative.dev/n/m"),
+    ]
     assert "-  x: 1\n+  x: 2\n" in diffs[0].text
     assert diffs[1].text.startswith("--- a/Service.serving.knative.dev/n/m\n+++ /dev/null\n")
     assert diff_objects([a], [dict(a)]) == []
@@ -41,7 +44,11 @@ def test_config_is_honoured_on_both_sides(tmp_path: Path) -> None:
     knative.write_text(EXAMPLE.read_text().replace("    serving.kserve.io/deploymentMode: Standard\n", ""))
     assert run("diff", str(EXAMPLE), str(knative)).returncode == 1  # shipped config: Knative
     config = tmp_path / "config.yaml"
-    config.write_text(SHIPPED_CONFIG.read_text().replace('"defaultDeploymentMode": "Serverless"', '"defaultDeploymentMode": "Standard"'))
+    config.write_text(
+        SHIPPED_CONFIG.read_text().replace(
+            '"defaultDeploymentMode": "Serverless"', '"defaultDeploymentMode": "Standard"'
+        )
+    )
     result = run("diff", str(EXAMPLE), str(knative), "--config", str(config))
     assert result.returncode == 0, result.stdout  # with the config's Standard default both sides render the same
 
@@ -52,7 +59,10 @@ def test_json_output_and_invalid_input_is_exit_2(tmp_path: Path) -> None:
     result = run("diff", str(EXAMPLE), str(other), "-o", "json")
     assert result.returncode == 1
     entries = json.loads(result.stdout)
-    assert {(e["action"], e["kind"], e["name"]) for e in entries} >= {("added", "Deployment", "other-predictor"), ("removed", "Ingress", "sklearn-iris")}
+    assert {(e["action"], e["kind"], e["name"]) for e in entries} >= {
+        ("added", "Deployment", "other-predictor"),
+        ("removed", "Ingress", "sklearn-iris"),
+    }
     bad = tmp_path / "bad.yaml"
     bad.write_text(EXAMPLE.read_text().replace("gs://", "ftp://"))
     invalid = run("diff", str(EXAMPLE), str(bad))

@@ -24,7 +24,13 @@ from kserve_compile.graph import (
 )
 
 # controller_test.go:54-67 and raw_ig_test.go:44-65
-ROUTER = {"image": "kserve/router:v0.10.0", "memoryRequest": "100Mi", "memoryLimit": "500Mi", "cpuRequest": "100m", "cpuLimit": "100m"}
+ROUTER = {
+    "image": "kserve/router:v0.10.0",
+    "memoryRequest": "100Mi",
+    "memoryLimit": "500Mi",
+    "cpuRequest": "100m",
+    "cpuLimit": "100m",
+}
 HEADERS = {"propagate": ["Authorization", "Intuit_tid"]}
 SOME_SERVICE = {"root": {"routerType": "Sequence", "steps": [{"serviceUrl": "http://someservice.example.com"}]}}
 BASIC_JSON = '{"nodes":{"root":{"routerType":"Sequence","steps":[{"serviceUrl":"http://someservice.example.com"}]}},"resources":{}}'
@@ -48,21 +54,34 @@ TOLERATION = {"key": "key1", "operator": "Equal", "value": "value1", "effect": "
 
 
 def config(router: dict[str, Any] | None = None, **extra: Any) -> KServeConfig:
-    data = {"router": json.dumps(ROUTER if router is None else router), "deploy": json.dumps({"defaultDeploymentMode": "Standard"})}
+    data = {
+        "router": json.dumps(ROUTER if router is None else router),
+        "deploy": json.dumps({"defaultDeploymentMode": "Standard"}),
+    }
     data.update({k: json.dumps(v) for k, v in extra.items()})
     return parse_config(data)
 
 
-def graph(name: str = "basic-ig", namespace: str = "default", nodes: dict | None = None, annotations: dict | None = None,
-          labels: dict | None = None, **spec: Any) -> InferenceGraph:
+def graph(
+    name: str = "basic-ig",
+    namespace: str = "default",
+    nodes: dict | None = None,
+    annotations: dict | None = None,
+    labels: dict | None = None,
+    **spec: Any,
+) -> InferenceGraph:
     meta: dict[str, Any] = {"name": name, "namespace": namespace}
     if annotations:
         meta["annotations"] = annotations
     if labels:
         meta["labels"] = labels
     return InferenceGraph.model_validate(
-        {"apiVersion": "serving.kserve.io/v1alpha1", "kind": "InferenceGraph", "metadata": meta,
-         "spec": {"nodes": SOME_SERVICE if nodes is None else nodes, **spec}}
+        {
+            "apiVersion": "serving.kserve.io/v1alpha1",
+            "kind": "InferenceGraph",
+            "metadata": meta,
+            "spec": {"nodes": SOME_SERVICE if nodes is None else nodes, **spec},
+        }
     )
 
 
@@ -87,7 +106,10 @@ def test_knative_singlenode1_headers_propagate() -> None:
     assert out["spec"] == {
         "template": {
             "metadata": {
-                "labels": {"serving.kserve.io/inferencegraph": "singlenode1", "serving.kserve.io/kind": "InferenceGraph"},
+                "labels": {
+                    "serving.kserve.io/inferencegraph": "singlenode1",
+                    "serving.kserve.io/kind": "InferenceGraph",
+                },
                 "annotations": {
                     "autoscaling.knative.dev/min-scale": "1",
                     "autoscaling.knative.dev/class": "kpa.autoscaling.knative.dev",
@@ -158,7 +180,9 @@ def test_knative_singlenode3_pod_affinity() -> None:
 
 def test_knative_singlenode4_tolerations() -> None:
     """controller_test.go:1475-1619."""
-    out = ksvc(graph("singlenode4", annotations={"serving.kserve.io/deploymentMode": "Knative"}, tolerations=[TOLERATION]))
+    out = ksvc(
+        graph("singlenode4", annotations={"serving.kserve.io/deploymentMode": "Knative"}, tolerations=[TOLERATION])
+    )
     pod = out["spec"]["template"]["spec"]
     assert pod["tolerations"] == [TOLERATION]
     assert pod["containers"][0]["args"][1] == (
@@ -190,13 +214,33 @@ def test_knative_labels_scaling_timeout_and_passthrough() -> None:
     """knative_reconciler.go createKnativeService: metadata labels as-is, template labels minus visibility,
     autoscaling annotations from the spec, passthrough moved up, timeoutSeconds from spec.timeout."""
     labels = {"team": "a", "networking.knative.dev/visibility": "cluster-local"}
-    annotations = {"serving.knative.openshift.io/enablePassthrough": "true", "autoscaling.knative.dev/class": "hpa.autoscaling.knative.dev"}
-    g = graph("ig", labels=labels, annotations=annotations, minReplicas=0, maxReplicas=4, scaleTarget=7, scaleMetric="rps", timeout=30)
+    annotations = {
+        "serving.knative.openshift.io/enablePassthrough": "true",
+        "autoscaling.knative.dev/class": "hpa.autoscaling.knative.dev",
+    }
+    g = graph(
+        "ig",
+        labels=labels,
+        annotations=annotations,
+        minReplicas=0,
+        maxReplicas=4,
+        scaleTarget=7,
+        scaleMetric="rps",
+        timeout=30,
+    )
     out = ksvc(g, config())
-    assert out["metadata"] == {"name": "ig", "namespace": "default", "labels": labels,
-                               "annotations": {"serving.knative.openshift.io/enablePassthrough": "true"}}
+    assert out["metadata"] == {
+        "name": "ig",
+        "namespace": "default",
+        "labels": labels,
+        "annotations": {"serving.knative.openshift.io/enablePassthrough": "true"},
+    }
     template = out["spec"]["template"]
-    assert template["metadata"]["labels"] == {"team": "a", "serving.kserve.io/inferencegraph": "ig", "serving.kserve.io/kind": "InferenceGraph"}
+    assert template["metadata"]["labels"] == {
+        "team": "a",
+        "serving.kserve.io/inferencegraph": "ig",
+        "serving.kserve.io/kind": "InferenceGraph",
+    }
     assert template["metadata"]["annotations"] == {
         "autoscaling.knative.dev/class": "hpa.autoscaling.knative.dev",
         "autoscaling.knative.dev/target": "7",
@@ -299,11 +343,17 @@ def test_standard_igraw1_objects() -> None:
         # :426-452 "Inference graph with labels"
         ({"test": "test"}, {}, {}, {"serving.kserve.io/inferencegraph": "basic-ig", "test": "test"}),
         # :453-495 "Inference graph with annotations and labels"
-        ({"test": "test"}, {"test": "test"}, {"minReplicas": 5, "maxReplicas": 10, "scaleTarget": 50, "scaleMetric": "cpu"},
-         {"serving.kserve.io/inferencegraph": "basic-ig", "test": "test"}),
+        (
+            {"test": "test"},
+            {"test": "test"},
+            {"minReplicas": 5, "maxReplicas": 10, "scaleTarget": 50, "scaleMetric": "cpu"},
+            {"serving.kserve.io/inferencegraph": "basic-ig", "test": "test"},
+        ),
     ],
 )
-def test_standard_object_meta_and_scaling(labels: dict, annotations: dict, scaling: dict, expected_labels: dict) -> None:
+def test_standard_object_meta_and_scaling(
+    labels: dict, annotations: dict, scaling: dict, expected_labels: dict
+) -> None:
     """raw_ig_test.go:345-509 (TestConstructGraphObjectMeta): graph labels + the graph label, graph annotations,
     and min/max/scaleTarget/scaleMetric reaching the HPA."""
     g = graph("basic-ig", "basic-ig-namespace", labels=labels, annotations=annotations, **scaling)
@@ -315,11 +365,20 @@ def test_standard_object_meta_and_scaling(labels: dict, annotations: dict, scali
     hpa = kinds["HorizontalPodAutoscaler"]["spec"]
     assert hpa["minReplicas"] == scaling.get("minReplicas", 1)
     assert hpa["maxReplicas"] == max(scaling.get("maxReplicas", 0), hpa["minReplicas"])
-    assert hpa["metrics"] == [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization",
-                                                                                          "averageUtilization": scaling.get("scaleTarget", 80)}}}]
+    assert hpa["metrics"] == [
+        {
+            "type": "Resource",
+            "resource": {
+                "name": "cpu",
+                "target": {"type": "Utilization", "averageUtilization": scaling.get("scaleTarget", 80)},
+            },
+        }
+    ]
 
 
-@pytest.mark.parametrize(("cls", "kinds"), [("keda", ["Service", "Deployment", "ScaledObject"]), ("none", ["Service", "Deployment"])])
+@pytest.mark.parametrize(
+    ("cls", "kinds"), [("keda", ["Service", "Deployment", "ScaledObject"]), ("none", ["Service", "Deployment"])]
+)
 def test_standard_autoscaler_class(cls: str, kinds: list[str]) -> None:
     g = graph("ig", annotations={"serving.kserve.io/autoscalerClass": cls}, minReplicas=3)
     objects = render_graph(g, config(), "Standard", {})
@@ -339,16 +398,26 @@ def test_router_config_image_pull_secrets_policy_and_pod_fields() -> None:
         pod = workload["spec"]["template"]["spec"]
         assert pod["imagePullSecrets"] == [{"name": "regcred"}, {"name": "other"}], mode
         assert pod["containers"][0]["imagePullPolicy"] == "Always", mode
-        assert (pod["nodeSelector"], pod["nodeName"], pod["serviceAccountName"]) == ({"zone": "b", "arch": "x86"}, "n1", "sa")
+        assert (pod["nodeSelector"], pod["nodeName"], pod["serviceAccountName"]) == (
+            {"zone": "b", "arch": "x86"},
+            "n1",
+            "sa",
+        )
         # Go sorts map keys in the graph JSON
-        assert pod["containers"][0]["args"][1].endswith(',"nodeSelector":{"arch":"x86","zone":"b"},"nodeName":"n1","serviceAccountName":"sa"}')
+        assert pod["containers"][0]["args"][1].endswith(
+            ',"nodeSelector":{"arch":"x86","zone":"b"},"nodeName":"n1","serviceAccountName":"sa"}'
+        )
 
 
 @pytest.mark.parametrize("mode", ["Standard", "Knative"])
 @pytest.mark.parametrize("value", ["true", "TRUE"])
 def test_stopped_graph_renders_nothing(mode: str, value: str) -> None:
     """controller_test.go:1065-1473: with serving.kserve.io/stop true no workload exists (isvcs are not resolved)."""
-    g = graph("ig", annotations={"serving.kserve.io/stop": value}, nodes={"root": {"routerType": "Sequence", "steps": [{"serviceName": "gone"}]}})
+    g = graph(
+        "ig",
+        annotations={"serving.kserve.io/stop": value},
+        nodes={"root": {"routerType": "Sequence", "steps": [{"serviceName": "gone"}]}},
+    )
     assert render_graph(g, config(), mode, {}) == []
 
 
@@ -361,15 +430,20 @@ def test_bad_router_quantity_is_reported() -> None:
     """controller.go getRouterConfigs: every default must parse, even when the spec sets resources."""
     with pytest.raises(InputError) as err:
         render_graph(graph("ig", resources=DEFAULT_RESOURCES), config({**ROUTER, "cpuLimit": "lots"}), "Standard", {})
-    assert err.value.message.startswith("Failed to parse resource configuration for router: \"quantities must match")
+    assert err.value.message.startswith('Failed to parse resource configuration for router: "quantities must match')
     assert err.value.path == "data.router.cpuLimit"
 
 
 def test_graph_status_url() -> None:
     """raw_kube_reconciler.go createRawURL: http + the domain template for the graph name."""
     assert graph_status_url(graph("ig", "ns"), config()) == "http://ig-ns.example.com"
-    cfg = config(ingress={"ingressGateway": "knative-serving/knative-ingress-gateway", "ingressDomain": "corp.io",
-                          "domainTemplate": "{{ .Name }}.{{ .Labels.team }}.{{ .IngressDomain }}"})
+    cfg = config(
+        ingress={
+            "ingressGateway": "knative-serving/knative-ingress-gateway",
+            "ingressDomain": "corp.io",
+            "domainTemplate": "{{ .Name }}.{{ .Labels.team }}.{{ .IngressDomain }}",
+        }
+    )
     assert graph_status_url(graph("ig", "ns", labels={"team": "red"}), cfg) == "http://ig.red.corp.io"
 
 
@@ -377,21 +451,34 @@ def test_graph_status_url() -> None:
 
 
 FOUR_KINDS = {
-    "root": {"routerType": "Sequence", "steps": [
-        {"name": "pre", "serviceName": "pre", "data": "$request"},
-        {"name": "next", "nodeName": "splitter", "dependency": "Hard"},
-    ]},
-    "splitter": {"routerType": "Splitter", "steps": [
-        {"serviceName": "blue", "weight": 80},
-        {"serviceName": "green", "weight": 20},
-    ]},
-    "ensemble": {"routerType": "Ensemble", "steps": [
-        {"name": "a", "serviceName": "blue"}, {"name": "b", "serviceUrl": "http://x.example.com/v1/models/x:predict"},
-    ]},
-    "switch": {"routerType": "Switch", "steps": [
-        {"serviceName": "pre", "condition": "instances.#(intval>10)", "mapPredictionsToInstances": True},
-        {"nodeName": "ensemble", "condition": "instances.#(intval<11)"},
-    ]},
+    "root": {
+        "routerType": "Sequence",
+        "steps": [
+            {"name": "pre", "serviceName": "pre", "data": "$request"},
+            {"name": "next", "nodeName": "splitter", "dependency": "Hard"},
+        ],
+    },
+    "splitter": {
+        "routerType": "Splitter",
+        "steps": [
+            {"serviceName": "blue", "weight": 80},
+            {"serviceName": "green", "weight": 20},
+        ],
+    },
+    "ensemble": {
+        "routerType": "Ensemble",
+        "steps": [
+            {"name": "a", "serviceName": "blue"},
+            {"name": "b", "serviceUrl": "http://x.example.com/v1/models/x:predict"},
+        ],
+    },
+    "switch": {
+        "routerType": "Switch",
+        "steps": [
+            {"serviceName": "pre", "condition": "instances.#(intval>10)", "mapPredictionsToInstances": True},
+            {"nodeName": "ensemble", "condition": "instances.#(intval<11)"},
+        ],
+    },
 }
 TARGETS = {
     ("prod", "pre"): IsvcTarget("http://pre.prod.svc.cluster.local", "v1", "pre"),
@@ -426,7 +513,9 @@ def test_sequence_splitter_ensemble_switch_graph_json() -> None:
 
 
 def test_unknown_isvc_names_the_step() -> None:
-    g = graph("ig", "prod", nodes={"root": {"routerType": "Sequence", "steps": [{"name": "s", "serviceName": "missing"}]}})
+    g = graph(
+        "ig", "prod", nodes={"root": {"routerType": "Sequence", "steps": [{"name": "s", "serviceName": "missing"}]}}
+    )
     with pytest.raises(InputError) as err:
         render_graph(g, config(), "Standard", TARGETS)
     assert "Failed to find graph service missing" in err.value.message
@@ -435,7 +524,11 @@ def test_unknown_isvc_names_the_step() -> None:
 
 
 def test_target_error_is_reported() -> None:
-    targets = {("prod", "x"): IsvcTarget("http://x", None, "x", "the runtime does not support a protocol compatible with Inference Graphs")}
+    targets = {
+        ("prod", "x"): IsvcTarget(
+            "http://x", None, "x", "the runtime does not support a protocol compatible with Inference Graphs"
+        )
+    }
     g = graph("ig", "prod", nodes={"root": {"routerType": "Sequence", "steps": [{"serviceName": "x"}]}})
     with pytest.raises(InputError, match="service x is not ready: the runtime does not support a protocol compatible"):
         render_graph(g, config(), "Knative", targets)
@@ -446,8 +539,13 @@ def test_full_spec_field_order() -> None:
     g = graph(
         "ig",
         resources={"requests": {"memory": "1Gi", "cpu": "0.5"}, "limits": {"cpu": 2}},
-        affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-            {"matchExpressions": [{"key": "gpu", "operator": "Exists"}]}]}}},
+        affinity={
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [{"matchExpressions": [{"key": "gpu", "operator": "Exists"}]}]
+                }
+            }
+        },
         timeout=15,
         routerTimeouts={"serviceClient": 4, "serverRead": 1},
         minReplicas=0,

@@ -24,18 +24,28 @@ from kserve_compile.models import InferenceService
 PREFIXES = "s3://, gs://, https://, http://"
 
 
-def tm(name: str = "bar", uri: str = "gs://kfserving/sklearn/iris", framework: str = "sklearn", memory: Any = "100Mi",
-       isvc: str = "Parent", namespace: str = "") -> TrainedModel:
+def tm(
+    name: str = "bar",
+    uri: str = "gs://kfserving/sklearn/iris",
+    framework: str = "sklearn",
+    memory: Any = "100Mi",
+    isvc: str = "Parent",
+    namespace: str = "",
+) -> TrainedModel:
     meta = {"name": name, **({"namespace": namespace} if namespace else {})}
-    return TrainedModel.model_validate({
-        "apiVersion": "serving.kserve.io/v1alpha1", "kind": "TrainedModel", "metadata": meta,
-        "spec": {"inferenceService": isvc, "model": {"storageUri": uri, "framework": framework, "memory": memory}},
-    })
+    return TrainedModel.model_validate(
+        {
+            "apiVersion": "serving.kserve.io/v1alpha1",
+            "kind": "TrainedModel",
+            "metadata": meta,
+            "spec": {"inferenceService": isvc, "model": {"storageUri": uri, "framework": framework, "memory": memory}},
+        }
+    )
 
 
 def name_error(name: str) -> str:
     return (
-        f'the Trained Model "{name}" is invalid: a Trained Model name must consist of alphanumeric characters, \'_\', '
+        f"the Trained Model \"{name}\" is invalid: a Trained Model name must consist of alphanumeric characters, '_', "
         f"or '-'. (e.g. \"my-Name\" or \"abc_123\", regex used for validation is '^[a-zA-Z0-9_-]+$')"
     )
 
@@ -50,12 +60,20 @@ def name_error(name: str) -> str:
         ("name ends with dash", {"name": "abc-3-"}, None, None),
         ("name includes dot", {"name": "abc.123"}, name_error("abc.123"), "metadata.name"),
         ("name includes spaces", {"name": "abc 123"}, name_error("abc 123"), "metadata.name"),
-        ("invalid storageURI prefix", {"uri": "foo://kfserving/sklearn/iris"},
-         f'the Trained Model "bar" storageUri field is invalid. The storage uri must start with one of the prefixes: '
-         f'{PREFIXES}. (the storage uri given is "foo://kfserving/sklearn/iris")', "spec.model.storageUri"),
-        ("pvc is not a TrainedModel prefix", {"uri": "pvc://claim/model"},
-         f'the Trained Model "bar" storageUri field is invalid. The storage uri must start with one of the prefixes: '
-         f'{PREFIXES}. (the storage uri given is "pvc://claim/model")', "spec.model.storageUri"),
+        (
+            "invalid storageURI prefix",
+            {"uri": "foo://kfserving/sklearn/iris"},
+            f'the Trained Model "bar" storageUri field is invalid. The storage uri must start with one of the prefixes: '
+            f'{PREFIXES}. (the storage uri given is "foo://kfserving/sklearn/iris")',
+            "spec.model.storageUri",
+        ),
+        (
+            "pvc is not a TrainedModel prefix",
+            {"uri": "pvc://claim/model"},
+            f'the Trained Model "bar" storageUri field is invalid. The storage uri must start with one of the prefixes: '
+            f'{PREFIXES}. (the storage uri given is "pvc://claim/model")',
+            "spec.model.storageUri",
+        ),
     ],
 )
 def test_validate_create(case: str, changes: dict, message: str | None, path: str | None) -> None:
@@ -77,8 +95,11 @@ def test_validate_create(case: str, changes: dict, message: str | None, path: st
         ("framework", {"framework": "sklearn2"}, None),
         ("same memory written differently", {"memory": 104857600}, None),
         ("name includes dot", {"name": "abc.123"}, name_error("abc.123")),
-        ("change immutable memory", {"memory": "300Mi"},
-         'the Trained Model "bar" memory field is immutable. The memory was "100Mi" but it is updated to "300Mi"'),
+        (
+            "change immutable memory",
+            {"memory": "300Mi"},
+            'the Trained Model "bar" memory field is immutable. The memory was "100Mi" but it is updated to "300Mi"',
+        ),
     ],
 )
 def test_validate_update(case: str, changes: dict, message: str | None) -> None:
@@ -129,14 +150,24 @@ def test_same_name_last_wins() -> None:
 
 def test_schema_requires_model_fields() -> None:
     with pytest.raises(ValidationError):
-        TrainedModel.model_validate({"apiVersion": "serving.kserve.io/v1alpha1", "kind": "TrainedModel", "metadata": {"name": "x"},
-                                     "spec": {"inferenceService": "p", "model": {"storageUri": "s3://a", "framework": "f"}}})
+        TrainedModel.model_validate(
+            {
+                "apiVersion": "serving.kserve.io/v1alpha1",
+                "kind": "TrainedModel",
+                "metadata": {"name": "x"},
+                "spec": {"inferenceService": "p", "model": {"storageUri": "s3://a", "framework": "f"}},
+            }
+        )
 
 
 def test_group_by_isvc_and_missing_parent() -> None:
     a, b = tm("a", isvc="p1", namespace="ns"), tm("b", isvc="p2", namespace="ns")
     groups = group_by_isvc([a, b], [("ns", "p1"), ("ns", "p2"), ("ns", "p3")])
-    assert {k: [m.metadata.name for m in v] for k, v in groups.items()} == {("ns", "p1"): ["a"], ("ns", "p2"): ["b"], ("ns", "p3"): []}
+    assert {k: [m.metadata.name for m in v] for k, v in groups.items()} == {
+        ("ns", "p1"): ["a"],
+        ("ns", "p2"): ["b"],
+        ("ns", "p3"): [],
+    }
     with pytest.raises(InputError) as err:
         group_by_isvc([tm("c", isvc="gone")], [("default", "p1")])
     assert err.value.path == "spec.inferenceService"
@@ -148,11 +179,17 @@ def test_controller_conditions() -> None:
     models = [tm("b", memory="600Mi"), tm("a", memory="500Mi")]
     with pytest.raises(InputError) as err:
         check_trained_models("sk", models, multi_model=False, memory_limit="2Gi")
-    assert err.value.message == 'Inference Service "sk" predictor is not configured for multi-model serving. Trained Model "a" cannot deploy'
+    assert (
+        err.value.message
+        == 'Inference Service "sk" predictor is not configured for multi-model serving. Trained Model "a" cannot deploy'
+    )
     check_trained_models("sk", models, multi_model=True, memory_limit="1100Mi")
     with pytest.raises(InputError) as err:
         check_trained_models("sk", models, multi_model=True, memory_limit="1Gi")
-    assert err.value.message == 'Inference Service "sk" memory resources are not available. Trained Model "b" cannot deploy'
+    assert (
+        err.value.message
+        == 'Inference Service "sk" memory resources are not available. Trained Model "b" cannot deploy'
+    )
     with pytest.raises(InputError, match='Trained Model "a" cannot deploy'):
         check_trained_models("sk", models, multi_model=True, memory_limit=None)
     check_trained_models("sk", [], multi_model=False, memory_limit=None)
@@ -160,8 +197,14 @@ def test_controller_conditions() -> None:
 
 def test_predictor_memory_limit() -> None:
     def isvc(predictor: dict) -> InferenceService:
-        return InferenceService.model_validate({"apiVersion": "serving.kserve.io/v1beta1", "kind": "InferenceService",
-                                                "metadata": {"name": "sk"}, "spec": {"predictor": predictor}})
+        return InferenceService.model_validate(
+            {
+                "apiVersion": "serving.kserve.io/v1beta1",
+                "kind": "InferenceService",
+                "metadata": {"name": "sk"},
+                "spec": {"predictor": predictor},
+            }
+        )
 
     model = {"model": {"modelFormat": {"name": "sklearn"}, "resources": {"limits": {"memory": "2Gi"}}}}
     assert predictor_memory_limit(isvc(model)) == "2Gi"

@@ -86,8 +86,14 @@ def _component(
         selected = Selected(rt, False)
     spec = ComponentExtension.model_validate({"minReplicas": 2, **({"annotations": own} if own is not None else {})})
     return Component(
-        "predictor", "m-predictor", "default", {"serving.kserve.io/inferenceservice": "m"}, annotations,
-        {"containers": [{"name": "kserve-container", "image": "i"}]}, spec, selected,
+        "predictor",
+        "m-predictor",
+        "default",
+        {"serving.kserve.io/inferenceservice": "m"},
+        annotations,
+        {"containers": [{"name": "kserve-container", "image": "i"}]},
+        spec,
+        selected,
     )
 
 

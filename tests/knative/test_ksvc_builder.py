@@ -21,7 +21,11 @@ from kserve_compile.render.workloads.knative import knative_service, revision_te
 ROLLOUT = "serving.knative.dev/rollout-duration"
 PASSTHROUGH = "serving.knative.openshift.io/enablePassthrough"
 TAG_ROUTING = "serving.kserve.io/enable-tag-routing"
-CLASS, TARGET, METRIC = "autoscaling.knative.dev/class", "autoscaling.knative.dev/target", "autoscaling.knative.dev/metric"
+CLASS, TARGET, METRIC = (
+    "autoscaling.knative.dev/class",
+    "autoscaling.knative.dev/target",
+    "autoscaling.knative.dev/metric",
+)
 MIN, MAX = "autoscaling.knative.dev/min-scale", "autoscaling.knative.dev/max-scale"
 KPA = "kpa.autoscaling.knative.dev"
 VISIBILITY = "networking.knative.dev/visibility"
@@ -91,7 +95,14 @@ def test_canary_split_with_tag_routing_and_managed_annotations() -> None:
             "template": {
                 "metadata": {
                     "labels": {"app": "test-app"},
-                    "annotations": {TAG_ROUTING: "true", CLASS: KPA, TARGET: "10", METRIC: "concurrency", MIN: "1", MAX: "3"},
+                    "annotations": {
+                        TAG_ROUTING: "true",
+                        CLASS: KPA,
+                        TARGET: "10",
+                        METRIC: "concurrency",
+                        MIN: "1",
+                        MAX: "3",
+                    },
                 },
                 "spec": {
                     "containers": [{"name": "test-container", "image": "test-image"}],
@@ -171,7 +182,9 @@ def test_autoscaling_min_zero_is_written() -> None:
 def test_autoscaling_class_override_is_kept() -> None:
     """utils.go:56-58: a user-set class (e.g. HPA) is not replaced by KPA."""
     hpa = "hpa.autoscaling.knative.dev"
-    annotations = build(component({CLASS: hpa}, scaleMetric="cpu", scaleTarget=70))["spec"]["template"]["metadata"]["annotations"]
+    annotations = build(component({CLASS: hpa}, scaleMetric="cpu", scaleTarget=70))["spec"]["template"]["metadata"][
+        "annotations"
+    ]
     assert annotations[CLASS] == hpa
     assert annotations[METRIC] == "cpu" and annotations[TARGET] == "70"
 
@@ -195,7 +208,10 @@ def test_cluster_local_label_reaches_ksvc_metadata_not_template() -> None:
     labels = {VISIBILITY: "cluster-local", "serving.kserve.io/inferenceservice": "m", "component": "predictor"}
     ksvc = build(component(labels=labels), config({}))
     assert ksvc["metadata"]["labels"] == labels
-    assert ksvc["spec"]["template"]["metadata"]["labels"] == {"serving.kserve.io/inferenceservice": "m", "component": "predictor"}
+    assert ksvc["spec"]["template"]["metadata"]["labels"] == {
+        "serving.kserve.io/inferenceservice": "m",
+        "component": "predictor",
+    }
 
 
 def test_label_disallowed_list_appends_user_entries() -> None:

@@ -48,7 +48,9 @@ def suite_config(**extra: Any) -> KServeConfig:
     return parse_config(data)
 
 
-def tf_runtime(labels: dict | None = None, annotations: dict | None = None, pull_secrets: list | None = None) -> ServingRuntime:
+def tf_runtime(
+    labels: dict | None = None, annotations: dict | None = None, pull_secrets: list | None = None
+) -> ServingRuntime:
     """tests_common.go:90-120 (getServingRuntime "tf-serving"), optionally with pod labels/annotations/secrets."""
     spec: dict[str, Any] = {
         "supportedModelFormats": [{"name": "tensorflow", "version": "1", "autoSelect": True}],
@@ -82,7 +84,9 @@ def tf_runtime(labels: dict | None = None, annotations: dict | None = None, pull
 def render(isvc_doc: dict, runtime: ServingRuntime, config: KServeConfig | None = None, **kw: Any) -> dict[str, dict]:
     """Every component's Knative Service, keyed by component kind."""
     config = config or suite_config()
-    isvc = InferenceService.model_validate({"apiVersion": "serving.kserve.io/v1beta1", "kind": "InferenceService", **isvc_doc})
+    isvc = InferenceService.model_validate(
+        {"apiVersion": "serving.kserve.io/v1beta1", "kind": "InferenceService", **isvc_doc}
+    )
     plan = plan_isvc(isvc, config, [*embedded_runtimes(), runtime])
     out = {}
     for c in plan.components:
@@ -115,7 +119,11 @@ def test_predictor_with_runtime_labels_and_annotations() -> None:
             "name": "foo",
             "namespace": "default",
             "labels": {"key2": "val2FromISVC", "key3": "val3FromISVC"},
-            "annotations": {"serving.kserve.io/deploymentMode": "Knative", "key2": "val2FromISVC", "key3": "val3FromISVC"},
+            "annotations": {
+                "serving.kserve.io/deploymentMode": "Knative",
+                "key2": "val2FromISVC",
+                "key3": "val3FromISVC",
+            },
         },
         "spec": {
             "predictor": {
@@ -173,7 +181,11 @@ def _transformer_isvc() -> dict:
             "name": "svc-with-transformer",
             "namespace": "default",
             "labels": {"key1": "val1FromISVC", "key2": "val2FromISVC"},
-            "annotations": {"serving.kserve.io/deploymentMode": "Knative", "key1": "val1FromISVC", "key2": "val2FromISVC"},
+            "annotations": {
+                "serving.kserve.io/deploymentMode": "Knative",
+                "key1": "val1FromISVC",
+                "key2": "val2FromISVC",
+            },
         },
         "spec": {
             "predictor": {
@@ -261,7 +273,11 @@ def test_collocated_transformer_container() -> None:
             "name": "isvc-with-collocated-transformer",
             "namespace": "default",
             "labels": {"key1": "val1FromISVC", "key2": "val2FromISVC"},
-            "annotations": {"serving.kserve.io/deploymentMode": "Knative", "key1": "val1FromISVC", "key2": "val2FromISVC"},
+            "annotations": {
+                "serving.kserve.io/deploymentMode": "Knative",
+                "key1": "val1FromISVC",
+                "key2": "val2FromISVC",
+            },
         },
         "spec": {
             "predictor": {
@@ -406,11 +422,13 @@ def test_explainer_autoscaling_and_timeout() -> None:
     """controller_test.go:1530-1583 (defaultExplainerIsvc): ART explainer with minReplicas 1, maxReplicas 2,
     scaleTarget 80 and timeout 30 → KPA target/min/max and both timeouts on its ksvc."""
     isvc = {
-        "metadata": {"name": "explained", "namespace": "default", "annotations": {"serving.kserve.io/deploymentMode": "Knative"}},
+        "metadata": {
+            "name": "explained",
+            "namespace": "default",
+            "annotations": {"serving.kserve.io/deploymentMode": "Knative"},
+        },
         "spec": {
-            "predictor": {
-                "tensorflow": TF_114
-            },
+            "predictor": {"tensorflow": TF_114},
             "explainer": {
                 "minReplicas": 1,
                 "maxReplicas": 2,
@@ -430,7 +448,10 @@ def test_explainer_autoscaling_and_timeout() -> None:
     explainer = ksvcs["explainer"]
     assert explainer["metadata"]["name"] == "explained-explainer"
     template = explainer["spec"]["template"]
-    assert template["metadata"]["labels"] == {"serving.kserve.io/inferenceservice": "explained", "component": "explainer"}
+    assert template["metadata"]["labels"] == {
+        "serving.kserve.io/inferenceservice": "explained",
+        "component": "explainer",
+    }
     assert template["metadata"]["annotations"] == {
         "serving.kserve.io/deploymentMode": "Knative",
         **KPA,
@@ -454,7 +475,10 @@ def test_container_concurrency_and_cluster_local_isvc() -> None:
             "name": "local",
             "namespace": "default",
             "labels": {"networking.knative.dev/visibility": "cluster-local"},
-            "annotations": {"serving.kserve.io/deploymentMode": "Knative", "serving.kserve.io/enable-tag-routing": "true"},
+            "annotations": {
+                "serving.kserve.io/deploymentMode": "Knative",
+                "serving.kserve.io/enable-tag-routing": "true",
+            },
         },
         "spec": {
             "predictor": {

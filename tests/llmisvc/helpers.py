@@ -27,7 +27,9 @@ def llmisvc(name: str = "test-llm", namespace: str = "llm-test", **spec: Any) ->
 def configmap(**extra_ingress: Any) -> dict[str, Any]:
     import json
 
-    ingress = ISVC_CONFIG_INGRESS + "".join(f", {json.dumps(k)}: {json.dumps(v)}" for k, v in extra_ingress.items()) + "}"
+    ingress = (
+        ISVC_CONFIG_INGRESS + "".join(f", {json.dumps(k)}: {json.dumps(v)}" for k, v in extra_ingress.items()) + "}"
+    )
     return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "inferenceservice-config", "namespace": "kserve"},
             "data": {"ingress": ingress}}  # fmt: skip
 
@@ -48,7 +50,11 @@ def problems(*manifests: dict[str, Any]) -> list[Any]:
 
 def find(objects: list[dict[str, Any]], kind: str, name: str, api_version: str | None = None) -> dict[str, Any]:
     for obj in objects:
-        if obj["kind"] == kind and obj["metadata"]["name"] == name and (api_version is None or obj["apiVersion"] == api_version):
+        if (
+            obj["kind"] == kind
+            and obj["metadata"]["name"] == name
+            and (api_version is None or obj["apiVersion"] == api_version)
+        ):
             return obj
     raise AssertionError(f"no {kind} {name} among {[(o['kind'], o['metadata']['name']) for o in objects]}")
 

@@ -6,7 +6,12 @@ from .helpers import configmap, container, find, llmisvc, problems, render
 
 
 def _config(name: str, namespace: str, spec: dict) -> dict:
-    return {"apiVersion": "serving.kserve.io/v1alpha2", "kind": "LLMInferenceServiceConfig", "metadata": {"name": name, "namespace": namespace}, "spec": spec}
+    return {
+        "apiVersion": "serving.kserve.io/v1alpha2",
+        "kind": "LLMInferenceServiceConfig",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": spec,
+    }
 
 
 def test_missing_base_ref_names_both_namespaces() -> None:
@@ -34,7 +39,10 @@ def test_validation_messages_are_located() -> None:
     # llm_inference_service_validation.go
     manifest = llmisvc("svc", worker={"containers": []}, replicas=1, scaling={"maxReplicas": 2, "wva": {"hpa": {}}})
     found = {(p.path, p.message) for p in problems(manifest)}
-    assert ("spec.worker", "when worker is specified, parallelism must be configured for either data parallelism or pipeline parallelism") in found
+    assert (
+        "spec.worker",
+        "when worker is specified, parallelism must be configured for either data parallelism or pipeline parallelism",
+    ) in found
     exclusive = "scaling and replicas are mutually exclusive; use scaling for autoscaled deployments or replicas for static deployments"
     assert ("spec.scaling", exclusive) in found
     manifest = llmisvc("svc", parallelism={"data": 2})
@@ -46,13 +54,18 @@ def test_validation_messages_are_located() -> None:
 def test_route_refs_and_spec_conflict() -> None:
     router = {"route": {"http": {"refs": [{"name": "r"}], "spec": {"rules": []}}}}
     [p] = problems(llmisvc("svc", router=router))
-    assert p.message.startswith("unsupported configuration: cannot use both custom HTTPRoute refs ('spec.router.route.http.refs')")
+    assert p.message.startswith(
+        "unsupported configuration: cannot use both custom HTTPRoute refs ('spec.router.route.http.refs')"
+    )
 
 
 def test_merged_spec_is_validated_again() -> None:
     # reconcileBaseRefs dry-runs the merged spec: a baseRef may make it invalid
     [p] = problems(llmisvc("svc", baseRefs=[{"name": "bad"}]), _config("bad", "llm-test", {"parallelism": {"data": 2}}))
-    assert "dry-run validation failed after merging configs" in p.message and "dataLocal must be set when data is set" in p.message
+    assert (
+        "dry-run validation failed after merging configs" in p.message
+        and "dataLocal must be set when data is set" in p.message
+    )
 
 
 def test_v1alpha1_is_converted() -> None:
@@ -65,7 +78,12 @@ def test_v1alpha1_is_converted() -> None:
     # converted to the v1 shape, then merged over the scheduler preset (maps merge per key)
     assert pool["spec"]["selector"]["matchLabels"]["app"] == "x"
     assert pool["spec"]["targetPorts"] == [{"number": 8000}]
-    assert pool["spec"]["endpointPickerRef"] == {"failureMode": "FailOpen", "kind": "Service", "name": "epp", "port": {"number": 9002}}
+    assert pool["spec"]["endpointPickerRef"] == {
+        "failureMode": "FailOpen",
+        "kind": "Service",
+        "name": "epp",
+        "port": {"number": 9002},
+    }
     assert find(objects, "Service", "epp")["metadata"]["name"] == "epp"
 
 
@@ -82,11 +100,17 @@ def test_scheduler_config_ref_needs_the_configmap() -> None:
 
 
 def test_storage_uris() -> None:
-    pod = find(render(llmisvc("svc", model={"uri": "pvc://claim/a/b"})), "Deployment", "svc-kserve")["spec"]["template"]["spec"]
+    pod = find(render(llmisvc("svc", model={"uri": "pvc://claim/a/b"})), "Deployment", "svc-kserve")["spec"][
+        "template"
+    ]["spec"]
     assert {"name": "kserve-pvc-source", "persistentVolumeClaim": {"claimName": "claim"}} in pod["volumes"]
-    assert {"mountPath": "/mnt/models", "name": "kserve-pvc-source", "readOnly": True, "subPath": "a/b"} in container(pod)["volumeMounts"]
+    assert {"mountPath": "/mnt/models", "name": "kserve-pvc-source", "readOnly": True, "subPath": "a/b"} in container(
+        pod
+    )["volumeMounts"]
     assert "initContainers" not in pod
-    pod = find(render(llmisvc("svc", model={"uri": "hf://org/m"})), "Deployment", "svc-kserve")["spec"]["template"]["spec"]
+    pod = find(render(llmisvc("svc", model={"uri": "hf://org/m"})), "Deployment", "svc-kserve")["spec"]["template"][
+        "spec"
+    ]
     init = pod["initContainers"][0]
     assert init["name"] == "storage-initializer" and init["args"] == ["hf://org/m", "/mnt/models"]
     assert {"name": "HF_HUB_ENABLE_HF_TRANSFER", "value": "1"} in init["env"]
@@ -102,7 +126,9 @@ def _has_header_rules(*manifests: dict) -> bool:
 def test_gateway_opt_out_strips_model_routing_in_enabled_mode() -> None:
     # router.go CollectReferencedGateways: only gateway.refs are consulted
     cm = configmap()
-    cm["data"]["llmisvcCompile"] = '{"gatewaysWithModelRoutingDisabled": ["gw-ns/my-gw", "kserve/kserve-ingress-gateway"]}'
+    cm["data"]["llmisvcCompile"] = (
+        '{"gatewaysWithModelRoutingDisabled": ["gw-ns/my-gw", "kserve/kserve-ingress-gateway"]}'
+    )
     refs = {"route": {}, "gateway": {"refs": [{"name": "my-gw", "namespace": "gw-ns"}]}}
     assert not _has_header_rules(cm, llmisvc("svc", router=refs))
     assert _has_header_rules(cm, llmisvc("svc", router={"route": {}, "gateway": {}}))  # the managed Gateway: not read
@@ -141,13 +167,17 @@ def test_lora_adapters_download_with_the_base_model() -> None:
 def test_lora_oci_adapter_is_refused() -> None:
     model = {"uri": "pvc://m/base", "lora": {"adapters": [{"name": "x", "uri": "oci://reg/x"}]}}
     [p] = problems(llmisvc("svc", model=model))
-    assert p.message.startswith('LoRA adapter "x": oci:// is not supported for LoRA adapters; use hf://, s3://, or pvc://')
+    assert p.message.startswith(
+        'LoRA adapter "x": oci:// is not supported for LoRA adapters; use hf://, s3://, or pvc://'
+    )
 
 
 def test_user_lora_modules_are_kept() -> None:
     model = {"uri": "pvc://m/base", "lora": {"adapters": [{"name": "x", "uri": "pvc://m/x"}]}}
     template = {"containers": [{"name": "main", "args": ["--lora-modules", "mine=/x"]}]}
-    pod = find(render(llmisvc("svc", model=model, template=template)), "Deployment", "svc-kserve")["spec"]["template"]["spec"]
+    pod = find(render(llmisvc("svc", model=model, template=template)), "Deployment", "svc-kserve")["spec"]["template"][
+        "spec"
+    ]
     assert container(pod)["args"] == ["--lora-modules", "mine=/x"]
     assert any(v["name"] == "lora-pvc-x" for v in pod["volumes"])
 
@@ -163,9 +193,16 @@ def test_confidential_model_sets_the_storage_initializer_env() -> None:
 def test_s3_storage_initializer_mounts_the_ca_bundle() -> None:
     # workload_storage.go injectCaBundle: global-ca-bundle outside the kserve namespace
     cm = configmap()
-    cm["data"]["storageInitializer"] = ('{"image": "kserve/storage-initializer:latest", "memoryRequest": "100Mi", "memoryLimit": "1Gi", '
-                                       '"cpuRequest": "100m", "cpuLimit": "1", "caBundleConfigMapName": "my-certs"}')
-    ca = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "my-certs", "namespace": "kserve"}, "data": {"cabundle.crt": "x"}}
+    cm["data"]["storageInitializer"] = (
+        '{"image": "kserve/storage-initializer:latest", "memoryRequest": "100Mi", "memoryLimit": "1Gi", '
+        '"cpuRequest": "100m", "cpuLimit": "1", "caBundleConfigMapName": "my-certs"}'
+    )
+    ca = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "my-certs", "namespace": "kserve"},
+        "data": {"cabundle.crt": "x"},
+    }
     objects = render(cm, ca, llmisvc("svc", model={"uri": "s3://bucket/m"}))
     pod = find(objects, "Deployment", "svc-kserve")["spec"]["template"]["spec"]
     init = pod["initContainers"][0]

@@ -106,7 +106,11 @@ def test_kv_transfer_config_is_bash_safe() -> None:
     assert "--kv-transfer-config '" in rendered
     parsed = json.loads(subprocess.run(["bash", "-c", rendered], capture_output=True, text=True, check=True).stdout)
     assert parsed["kv_connector"] == "OffloadingConnector" and parsed["kv_role"] == "kv_both"
-    assert parsed["kv_connector_extra_config"] == {"spec_name": "TieringOffloadingSpec", "eviction_policy": "lru", "cpu_bytes_to_use": 10 * 2**30}
+    assert parsed["kv_connector_extra_config"] == {
+        "spec_name": "TieringOffloadingSpec",
+        "eviction_policy": "lru",
+        "cpu_bytes_to_use": 10 * 2**30,
+    }
 
 
 def test_kv_transfer_config_absent_is_empty() -> None:

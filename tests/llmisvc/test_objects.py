@@ -20,7 +20,9 @@ def test_single_node_names_labels_and_selector() -> None:
     svc = find(objects, "Service", "svc-kserve-workload-svc")
     assert svc["spec"]["selector"] == {"app.kubernetes.io/name": "svc", "app.kubernetes.io/part-of": "llminferenceservice",
                                        "kserve.io/component": "workload"}  # fmt: skip
-    assert svc["spec"]["ports"] == [{"appProtocol": "http", "name": "http", "port": 8000, "protocol": "TCP", "targetPort": 8000}]
+    assert svc["spec"]["ports"] == [
+        {"appProtocol": "http", "name": "http", "port": 8000, "protocol": "TCP", "targetPort": 8000}
+    ]
     find(objects, "Deployment", "svc-kserve-router-scheduler")
 
 
@@ -48,7 +50,9 @@ def test_decode_sidecar_and_rbac() -> None:
     role = find(objects, "Role", "test-llm-preset-kserve-role")
     assert role["rules"][1]["resources"] == ["inferencepools"]
     binding = find(objects, "RoleBinding", "test-llm-preset-kserve-rb")
-    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "test-llm-preset-kserve", "namespace": "test-llm-preset-test"}]
+    assert binding["subjects"] == [
+        {"kind": "ServiceAccount", "name": "test-llm-preset-kserve", "namespace": "test-llm-preset-test"}
+    ]
     prefill = find(objects, "Deployment", "test-llm-preset-kserve-prefill")
     assert prefill["metadata"]["labels"]["llm-d.ai/role"] == "prefill"
     assert find(objects, "Deployment", "test-llm-preset-kserve")["metadata"]["labels"]["llm-d.ai/role"] == "decode"
@@ -58,9 +62,19 @@ def test_scheduler_objects_and_pool() -> None:
     # TestPresetFiles config-llm-scheduler.yaml; controller_int_test.go:794 EPP service ports
     objects = render(llmisvc("svc", router=ROUTER))
     service = find(objects, "Service", "svc-epp-service")
-    assert [(p["name"], p["port"]) for p in service["spec"]["ports"]] == [("grpc", 9002), ("grpc-health", 9003), ("metrics", 9090), ("zmq", 5557)]
+    assert [(p["name"], p["port"]) for p in service["spec"]["ports"]] == [
+        ("grpc", 9002),
+        ("grpc-health", 9003),
+        ("metrics", 9090),
+        ("zmq", 5557),
+    ]
     pool = find(objects, "InferencePool", "svc-inference-pool", "inference.networking.k8s.io/v1")
-    assert pool["spec"]["endpointPickerRef"] == {"failureMode": "FailOpen", "kind": "Service", "name": "svc-epp-service", "port": {"number": 9002}}
+    assert pool["spec"]["endpointPickerRef"] == {
+        "failureMode": "FailOpen",
+        "kind": "Service",
+        "name": "svc-epp-service",
+        "port": {"number": 9002},
+    }
     assert pool["spec"]["targetPorts"] == [{"number": 8000}]
     old = find(objects, "InferencePool", "svc-inference-pool", "inference.networking.x-k8s.io/v1alpha2")
     assert old["spec"]["targetPortNumber"] == 8000 and old["spec"]["extensionRef"]["portNumber"] == 9002
@@ -79,20 +93,30 @@ def test_default_scheduler_config_text() -> None:
     assert config["apiVersion"] == "llm-d.ai/v1alpha1"
     profile = config["schedulingProfiles"][0]["plugins"]
     assert [(p["pluginRef"], p.get("weight")) for p in profile] == [
-        ("queue-scorer", 2), ("kv-cache-utilization-scorer", 2), ("prefix-cache-scorer", 3), ("no-hit-lru-scorer", 2), ("max-score-picker", None)]
+        ("queue-scorer", 2),
+        ("kv-cache-utilization-scorer", 2),
+        ("prefix-cache-scorer", 3),
+        ("no-hit-lru-scorer", 2),
+        ("max-score-picker", None),
+    ]
 
 
 def test_lora_scheduler_and_route() -> None:
     # scheduler_test.go TestSchedulerConfigTextLoRA; controller_int_test.go:1220 LoRA header expansion
-    model = {"uri": "pvc://m/base", "name": "base", "lora": {"adapters": [{"name": "b-adapter", "uri": "pvc://m/b"}, {"name": "a-adapter", "uri": "pvc://m/a"}]}}
+    model = {
+        "uri": "pvc://m/base",
+        "name": "base",
+        "lora": {"adapters": [{"name": "b-adapter", "uri": "pvc://m/b"}, {"name": "a-adapter", "uri": "pvc://m/a"}]},
+    }
     objects = render(llmisvc("svc", model=model, router=ROUTER))
     args = container(find(objects, "Deployment", "svc-kserve-router-scheduler")["spec"]["template"]["spec"])["args"]
     config = yaml.safe_load(args[args.index("--config-text") + 1])
     assert {"pluginRef": "lora-affinity-scorer", "weight": 4} in config["schedulingProfiles"][0]["plugins"]
     route = find(objects, "HTTPRoute", "svc-kserve-route")
     values = [h["value"] for r in route["spec"]["rules"] for m in r.get("matches", []) for h in m.get("headers", [])]
-    assert "publishers/llm-test/models/a-adapter" in values and values.index("publishers/llm-test/models/a-adapter") < values.index(
-        "publishers/llm-test/models/b-adapter")
+    assert "publishers/llm-test/models/a-adapter" in values and values.index(
+        "publishers/llm-test/models/a-adapter"
+    ) < values.index("publishers/llm-test/models/b-adapter")
 
 
 def test_route_without_scheduler_targets_workload_service() -> None:
@@ -113,19 +137,26 @@ def test_tls_config() -> None:
     objects = render(configmap(enableLLMInferenceServiceTLS=True), llmisvc("svc", router=ROUTER))
     assert find(objects, "Service", "svc-kserve-workload-svc")["spec"]["ports"][0]["name"] == "https"
     epp = container(find(objects, "Deployment", "svc-kserve-router-scheduler")["spec"]["template"]["spec"])
-    assert "--secure-serving=true" in epp["command"] and not any(a.startswith("--model-server-metrics-scheme") for a in epp["command"])
+    assert "--secure-serving=true" in epp["command"] and not any(
+        a.startswith("--model-server-metrics-scheme") for a in epp["command"]
+    )
     config = yaml.safe_load(epp["args"][epp["args"].index("--config-text") + 1])
     assert {"type": "metrics-data-source", "parameters": {"scheme": "https"}} in config["plugins"]
 
 
 def test_multi_node_data_parallel() -> None:
     # TestPresetFiles config-llm-worker-data-parallel.yaml; workload_multi_node.go
-    objects = render(llmisvc("svc", parallelism={"data": 4, "dataLocal": 2}, worker={"containers": [{"name": "main"}]}, replicas=2))
+    objects = render(
+        llmisvc("svc", parallelism={"data": 4, "dataLocal": 2}, worker={"containers": [{"name": "main"}]}, replicas=2)
+    )
     lws = find(objects, "LeaderWorkerSet", "svc-kserve-mn")
     template = lws["spec"]["leaderWorkerTemplate"]
     assert lws["spec"]["replicas"] == 2 and template["size"] == 2
     assert template["restartPolicy"] == "RecreateGroupOnPodRestart" and lws["spec"]["startupPolicy"] == "LeaderCreated"
-    assert template["leaderTemplate"]["metadata"]["labels"]["app.kubernetes.io/component"] == "llminferenceservice-workload-leader"
+    assert (
+        template["leaderTemplate"]["metadata"]["labels"]["app.kubernetes.io/component"]
+        == "llminferenceservice-workload-leader"
+    )
     assert template["workerTemplate"]["spec"]["serviceAccountName"] == "svc-kserve-mn"
     find(objects, "ServiceAccount", "svc-kserve-mn")
     assert not [o for o in objects if o["kind"] == "Deployment"]
@@ -139,8 +170,14 @@ def test_scaling_hpa_and_keda() -> None:
                       "metadata": {"name": "kserve-config-llm-worker-pipeline-parallel", "namespace": "kserve"}, "spec": {}})  # fmt: skip
     hpa = find(objects, "HorizontalPodAutoscaler", "my-model-kserve-hpa")
     assert hpa["spec"]["minReplicas"] == 1 and hpa["spec"]["maxReplicas"] == 5
-    assert hpa["spec"]["scaleTargetRef"] == {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet", "name": "my-model-kserve-mn"}
-    assert hpa["spec"]["metrics"][0]["external"]["metric"]["selector"]["matchLabels"] == {"variant_name": "my-model-kserve-hpa"}
+    assert hpa["spec"]["scaleTargetRef"] == {
+        "apiVersion": "leaderworkerset.x-k8s.io/v1",
+        "kind": "LeaderWorkerSet",
+        "name": "my-model-kserve-mn",
+    }
+    assert hpa["spec"]["metrics"][0]["external"]["metric"]["selector"]["matchLabels"] == {
+        "variant_name": "my-model-kserve-hpa"
+    }
     assert hpa["metadata"]["labels"]["inference.optimization/acceleratorName"] == "unknown"
     trigger = {"type": "cpu", "metadata": {"value": "50"}}
     objects = render(llmisvc("m", scaling={"maxReplicas": 3, "keda": {"triggers": [trigger]}}))
@@ -194,7 +231,11 @@ schedulingProfiles:
     assert parsed["plugins"][1]["parameters"] == {"modelName": "/mnt/models/base",
                                                   "vllm": {"url": "http://my-llm-tokenizer.default.svc.cluster.local:8000"}}  # fmt: skip
     assert "parameters" not in parsed["plugins"][2]
-    assert [r["pluginRef"] for r in parsed["schedulingProfiles"][0]["plugins"]] == ["prefix-cache-scorer", "queue-scorer", "max-score-picker"]
+    assert [r["pluginRef"] for r in parsed["schedulingProfiles"][0]["plugins"]] == [
+        "prefix-cache-scorer",
+        "queue-scorer",
+        "max-score-picker",
+    ]
     find(objects, "Deployment", "my-llm-tokenizer")  # the plugin enables the tokenizer
     find(objects, "Service", "my-llm-tokenizer")
 
@@ -203,20 +244,31 @@ def test_routing_group_routes_shared_rules_to_routable_members() -> None:
     # router_group.go injectGroupBackendRefs / router_group_routing.go rewriteRulesForGroup
     ready = {"conditions": [{"type": "RouterReady", "status": "True"}],
              "workloads": {"primary": {"kind": "Deployment", "name": "a-kserve", "readyReplicas": 1}}}  # fmt: skip
-    a = llmisvc("a", model={"uri": "pvc://m/x", "name": "m"}, router={"route": {"group": "g", "weight": 70}, "gateway": {}})
+    a = llmisvc(
+        "a", model={"uri": "pvc://m/x", "name": "m"}, router={"route": {"group": "g", "weight": 70}, "gateway": {}}
+    )
     a["status"] = ready
-    b = llmisvc("b", model={"uri": "pvc://m/y", "name": "m"}, router={"route": {"group": "g", "weight": 30}, "gateway": {}})
-    other = llmisvc("c", model={"uri": "pvc://m/z", "name": "other"}, router={"route": {"group": "g", "weight": 5}, "gateway": {}})
+    b = llmisvc(
+        "b", model={"uri": "pvc://m/y", "name": "m"}, router={"route": {"group": "g", "weight": 30}, "gateway": {}}
+    )
+    other = llmisvc(
+        "c", model={"uri": "pvc://m/z", "name": "other"}, router={"route": {"group": "g", "weight": 5}, "gateway": {}}
+    )
     other["status"] = ready
     objects = render(a, b, other)
     route = find(objects, "HTTPRoute", "b-kserve-route")
     assert route["metadata"]["labels"]["serving.kserve.io/routing-group"] == "g"
     shared = next(r for r in route["spec"]["rules"] if r["name"] == "v1-model-routing")
-    assert [(x["name"], x["weight"]) for x in shared["backendRefs"]] == [("a-kserve-workload-svc", 70), ("b-kserve-workload-svc", 30)]
+    assert [(x["name"], x["weight"]) for x in shared["backendRefs"]] == [
+        ("a-kserve-workload-svc", 70),
+        ("b-kserve-workload-svc", 30),
+    ]
     own = next(r for r in route["spec"]["rules"] if r["name"] == "v1-completions-path")
     assert [x["name"] for x in own["backendRefs"]] == ["b-kserve-workload-svc"]
     # b is not routable yet (no status): a's route keeps only a
-    shared_a = next(r for r in find(objects, "HTTPRoute", "a-kserve-route")["spec"]["rules"] if r["name"] == "v1-model-routing")
+    shared_a = next(
+        r for r in find(objects, "HTTPRoute", "a-kserve-route")["spec"]["rules"] if r["name"] == "v1-model-routing"
+    )
     assert [x["name"] for x in shared_a["backendRefs"]] == ["a-kserve-workload-svc"]
 
 
@@ -252,8 +304,14 @@ def test_shared_rendering_keeps_each_service_its_own_values() -> None:
     c = llmisvc("c", "other-ns", model={"uri": "pvc://m/x", "name": "different"})
     objects = render(a, b, c)
     pods = {n: find(objects, "Deployment", f"{n}-kserve")["spec"]["template"]["spec"] for n in "abc"}
-    secrets = {n: next(v["secret"]["secretName"] for v in pods[n]["volumes"] if v["name"] == "tls-certs") for n in "abc"}
-    assert secrets == {"a": "a-kserve-self-signed-certs", "b": "b-kserve-self-signed-certs", "c": "c-kserve-self-signed-certs"}
+    secrets = {
+        n: next(v["secret"]["secretName"] for v in pods[n]["volumes"] if v["name"] == "tls-certs") for n in "abc"
+    }
+    assert secrets == {
+        "a": "a-kserve-self-signed-certs",
+        "b": "b-kserve-self-signed-certs",
+        "c": "c-kserve-self-signed-certs",
+    }
     scripts = {n: container(pods[n])["command"][2] for n in "abc"}
     assert scripts["a"] == scripts["b"] and '"publishers/llm-test/models/same"' in scripts["a"]
     assert '"publishers/other-ns/models/different"' in scripts["c"]

@@ -21,7 +21,10 @@ def test_unrouted_service_reports_the_workload_service_address() -> None:
     assert "url" not in st
     assert st["workloads"]["primary"] == {"apiGroup": "apps", "kind": "Deployment", "name": "svc-kserve"}
     assert st["workloads"]["prefill"]["name"] == "svc-kserve-prefill"
-    assert [c["name"] for c in st["appliedConfigs"]] == ["kserve-config-llm-prefill-template", "kserve-config-llm-decode-template"]
+    assert [c["name"] for c in st["appliedConfigs"]] == [
+        "kserve-config-llm-prefill-template",
+        "kserve-config-llm-decode-template",
+    ]
     assert st["annotations"]["serving.kserve.io/config-llm-template"] == "kserve-config-llm-template"
 
 

@@ -19,14 +19,35 @@ def node_group(name: str, instance_type: str | None = None, **pv_extra: Any) -> 
         "capacity": {"storage": "2048Mi"},
         "storageClassName": "standard",
         "hostPath": {"path": "/models", "type": "Directory"},
-        "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
-            {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": [instance_type or name]}]}]}},
+        "nodeAffinity": {
+            "required": {
+                "nodeSelectorTerms": [
+                    {
+                        "matchExpressions": [
+                            {
+                                "key": "node.kubernetes.io/instance-type",
+                                "operator": "In",
+                                "values": [instance_type or name],
+                            }
+                        ]
+                    }
+                ]
+            }
+        },
     }
     pv.update(pv_extra)
     return {
-        "apiVersion": API, "kind": "LocalModelNodeGroup", "metadata": {"name": name},
-        "spec": {"storageLimit": "1.7T", "persistentVolumeSpec": pv,
-                 "persistentVolumeClaimSpec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "2Gi"}}}},
+        "apiVersion": API,
+        "kind": "LocalModelNodeGroup",
+        "metadata": {"name": name},
+        "spec": {
+            "storageLimit": "1.7T",
+            "persistentVolumeSpec": pv,
+            "persistentVolumeClaimSpec": {
+                "accessModes": ["ReadWriteOnce"],
+                "resources": {"requests": {"storage": "2Gi"}},
+            },
+        },
     }
 
 
@@ -35,7 +56,9 @@ def cache(name: str, uri: str, groups: list[str], namespace: str | None = None, 
     if namespace:
         meta["namespace"] = namespace
     return {
-        "apiVersion": API, "kind": "LocalModelNamespaceCache" if namespace else "LocalModelCache", "metadata": meta,
+        "apiVersion": API,
+        "kind": "LocalModelNamespaceCache" if namespace else "LocalModelCache",
+        "metadata": meta,
         "spec": {"sourceModelUri": uri, "modelSize": "123Gi", "nodeGroups": groups, **spec},
     }
 
@@ -44,16 +67,34 @@ def node(name: str, instance_type: str, *, ready: bool = True, agent: bool = Tru
     all_labels = {"node.kubernetes.io/instance-type": instance_type, **labels}
     if agent:
         all_labels["kserve/localmodel"] = "worker"
-    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": all_labels},
-            "status": {"conditions": [{"type": "Ready", "status": "True" if ready else "False"}]}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": all_labels},
+        "status": {"conditions": [{"type": "Ready", "status": "True" if ready else "False"}]},
+    }
 
 
-def isvc(name: str, uri: str, namespace: str = "default", annotations: dict[str, str] | None = None, labels: dict[str, str] | None = None) -> dict[str, Any]:
-    meta: dict[str, Any] = {"name": name, "namespace": namespace, "annotations": {"serving.kserve.io/deploymentMode": "Standard", **(annotations or {})}}
+def isvc(
+    name: str,
+    uri: str,
+    namespace: str = "default",
+    annotations: dict[str, str] | None = None,
+    labels: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    meta: dict[str, Any] = {
+        "name": name,
+        "namespace": namespace,
+        "annotations": {"serving.kserve.io/deploymentMode": "Standard", **(annotations or {})},
+    }
     if labels:
         meta["labels"] = labels
-    return {"apiVersion": "serving.kserve.io/v1beta1", "kind": "InferenceService", "metadata": meta,
-            "spec": {"predictor": {"model": {"modelFormat": {"name": "sklearn"}, "storageUri": uri}}}}
+    return {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": meta,
+        "spec": {"predictor": {"model": {"modelFormat": {"name": "sklearn"}, "storageUri": uri}}},
+    }
 
 
 def config(**local_model: Any) -> dict[str, Any]:
@@ -66,7 +107,12 @@ def config(**local_model: Any) -> dict[str, Any]:
     data = dict(cm["data"])
     settings = {**json.loads(data["localModel"]), "enabled": True, **local_model}
     data["localModel"] = json.dumps(settings)
-    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "inferenceservice-config", "namespace": "kserve"}, "data": data}
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "inferenceservice-config", "namespace": "kserve"},
+        "data": data,
+    }
 
 
 def render(tmp_path: Path, *objects: dict[str, Any]) -> Result:
@@ -80,4 +126,7 @@ def by_kind(result: Result, kind: str) -> list[dict[str, Any]]:
 
 
 def names(result: Result, kind: str) -> list[tuple[str, str]]:
-    return [(o["metadata"].get("namespace", ""), o["metadata"].get("name") or o["metadata"]["generateName"]) for o in by_kind(result, kind)]
+    return [
+        (o["metadata"].get("namespace", ""), o["metadata"].get("name") or o["metadata"]["generateName"])
+        for o in by_kind(result, kind)
+    ]

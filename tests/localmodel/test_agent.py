@@ -9,9 +9,14 @@ from typing import Any
 from .helpers import by_kind, cache, config, node, node_group, render
 
 CSC = {
-    "apiVersion": "serving.kserve.io/v1alpha1", "kind": "ClusterStorageContainer", "metadata": {"name": "dl"},
-    "spec": {"container": {"name": "dl", "image": "example.com/dl:1", "args": ["ignored"]},
-             "supportedUriFormats": [{"prefix": "s3://"}], "workloadType": "localModelDownloadJob"},
+    "apiVersion": "serving.kserve.io/v1alpha1",
+    "kind": "ClusterStorageContainer",
+    "metadata": {"name": "dl"},
+    "spec": {
+        "container": {"name": "dl", "image": "example.com/dl:1", "args": ["ignored"]},
+        "supportedUriFormats": [{"prefix": "s3://"}],
+        "workloadType": "localModelDownloadJob",
+    },
 }
 
 
@@ -35,28 +40,57 @@ def test_other_workload_types_and_disabled_ones_are_skipped(tmp_path: Path) -> N
 
 
 def test_service_account_credentials_from_the_job_namespace(tmp_path: Path) -> None:
-    sa = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "dl-sa", "namespace": "kserve-localmodel-jobs"}, "secrets": [{"name": "s3"}]}
-    secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s3", "namespace": "kserve-localmodel-jobs"},
-              "data": {k: base64.b64encode(b"x").decode() for k in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")}}
+    sa = {
+        "apiVersion": "v1",
+        "kind": "ServiceAccount",
+        "metadata": {"name": "dl-sa", "namespace": "kserve-localmodel-jobs"},
+        "secrets": [{"name": "s3"}],
+    }
+    secret = {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": "s3", "namespace": "kserve-localmodel-jobs"},
+        "data": {k: base64.b64encode(b"x").decode() for k in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")},
+    }
     env = {e["name"] for e in _container(tmp_path, sa, secret, serviceAccountName="dl-sa")["containers"][0]["env"]}
     assert {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"} <= env
 
 
 def test_no_credentials_unless_the_cache_names_them(tmp_path: Path) -> None:
-    sa = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default", "namespace": "kserve-localmodel-jobs"}, "secrets": [{"name": "s3"}]}
+    sa = {
+        "apiVersion": "v1",
+        "kind": "ServiceAccount",
+        "metadata": {"name": "default", "namespace": "kserve-localmodel-jobs"},
+        "secrets": [{"name": "s3"}],
+    }
     assert "env" not in _container(tmp_path, sa)["containers"][0]
 
 
 def test_storage_key_credentials(tmp_path: Path) -> None:
-    secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "storage-config", "namespace": "kserve-localmodel-jobs"},
-              "stringData": {"k": '{"type": "s3", "bucket": "b"}'}}
+    secret = {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": "storage-config", "namespace": "kserve-localmodel-jobs"},
+        "stringData": {"k": '{"type": "s3", "bucket": "b"}'},
+    }
     env = _container(tmp_path, secret, storage={"key": "k"})["containers"][0]["env"]
     assert env == [{"name": "STORAGE_CONFIG", "valueFrom": {"secretKeyRef": {"name": "storage-config", "key": "k"}}}]
 
 
 def test_bad_storage_secret_is_a_warning_and_the_job_is_still_made(tmp_path: Path) -> None:
-    secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "storage-config", "namespace": "kserve-localmodel-jobs"},
-              "stringData": {"other": "{}"}}
-    result = render(tmp_path, config(), node_group("gpu"), cache("m", "s3://b/m", ["gpu"], storage={"key": "k"}), node("n", "gpu"), secret)
+    secret = {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": "storage-config", "namespace": "kserve-localmodel-jobs"},
+        "stringData": {"other": "{}"},
+    }
+    result = render(
+        tmp_path,
+        config(),
+        node_group("gpu"),
+        cache("m", "s3://b/m", ["gpu"], storage={"key": "k"}),
+        node("n", "gpu"),
+        secret,
+    )
     assert len(by_kind(result, "Job")) == 1
     assert any("credentials not injected: specified storage key k not found" in w.message for w in result.warnings)

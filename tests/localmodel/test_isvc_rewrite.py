@@ -50,18 +50,29 @@ def test_no_storage_uri_leaves_the_isvc_as_written() -> None:
 
 def test_custom_container_storage_uri_env() -> None:
     data = isvc("foo", "")
-    data["spec"]["predictor"] = {"containers": [{"image": "x", "env": [{"name": "STORAGE_URI", "value": "gs://bucket/model/v2"}]}]}
+    data["spec"]["predictor"] = {
+        "containers": [{"image": "x", "env": [{"name": "STORAGE_URI", "value": "gs://bucket/model/v2"}]}]
+    }
     written = _isvc(data)
     assert predictor_storage_uri(written.spec.predictor) == "gs://bucket/model/v2"
     assert apply_local_cache(written, CACHES, [], ON).metadata.labels[LM] == "model1"
     # with two containers, only one named kserve-container counts (an unnamed first one is named by defaulting)
-    data["spec"]["predictor"]["containers"] = [{"name": "side", "image": "y"}, {"name": "kserve-container", "image": "x"}]
+    data["spec"]["predictor"]["containers"] = [
+        {"name": "side", "image": "y"},
+        {"name": "kserve-container", "image": "x"},
+    ]
     assert predictor_storage_uri(_isvc(data).spec.predictor) is None
 
 
 def test_namespace_cache_sets_both_labels_and_cluster_cache_clears_the_namespace_one() -> None:
-    ns = [LocalModelNamespaceCache.model_validate(cache("test-ns-cache", "gs://bucket/model", ["gpu"], namespace="default"))]
+    ns = [
+        LocalModelNamespaceCache.model_validate(
+            cache("test-ns-cache", "gs://bucket/model", ["gpu"], namespace="default")
+        )
+    ]
     out = apply_local_cache(_isvc(isvc("test-isvc", "gs://bucket/model")), [], ns, ON)
     assert out.metadata.labels[LM] == "test-ns-cache" and out.metadata.labels[LM_NS] == "default"
-    other = apply_local_cache(_isvc(isvc("x", "gs://bucket/model", namespace="other", labels={LM_NS: "default"})), CACHES, ns, ON)
+    other = apply_local_cache(
+        _isvc(isvc("x", "gs://bucket/model", namespace="other", labels={LM_NS: "default"})), CACHES, ns, ON
+    )
     assert other.metadata.labels[LM] == "model1" and LM_NS not in other.metadata.labels

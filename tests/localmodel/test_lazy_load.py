@@ -19,7 +19,13 @@ print(",".join(loaded))
 
 
 def test_an_isvc_without_caches_loads_only_the_hook() -> None:
-    result = subprocess.run([sys.executable, "-c", CODE, str(ROOT / "examples" / "sklearn-iris.yaml")],
-                            check=False, capture_output=True, text=True, cwd=ROOT, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", CODE, str(ROOT / "examples" / "sklearn-iris.yaml")],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "kserve_compile.localmodel,kserve_compile.localmodel.rewrite"

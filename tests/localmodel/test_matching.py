@@ -44,14 +44,19 @@ def test_storage_key_is_sixteen_hex_digits_of_sha256() -> None:
 
 
 def _caches() -> tuple[list[LocalModelCache], list[LocalModelNamespaceCache]]:
-    cluster = [LocalModelCache.model_validate(cache(n, u, ["gpu1", "gpu2"])) for n, u in (("model2", "gs://bucket/model2"), ("model1", "gs://bucket/model"))]
+    cluster = [
+        LocalModelCache.model_validate(cache(n, u, ["gpu1", "gpu2"]))
+        for n, u in (("model2", "gs://bucket/model2"), ("model1", "gs://bucket/model"))
+    ]
     ns = [LocalModelNamespaceCache.model_validate(cache("ns-model", "gs://bucket/model", ["gpu3"], namespace="team"))]
     return cluster, ns
 
 
 def test_first_group_without_annotation_and_the_named_group_with_one() -> None:
     cluster, ns = _caches()
-    assert find_cache("gs://bucket/model", "default", None, cluster, ns) == CacheMatch("model1", "", "gs://bucket/model", "gpu1")
+    assert find_cache("gs://bucket/model", "default", None, cluster, ns) == CacheMatch(
+        "model1", "", "gs://bucket/model", "gpu1"
+    )
     match = find_cache("gs://bucket/model", "default", "gpu2", cluster, ns)
     assert match is not None and match.pvc_name == "model1-gpu2"
     assert find_cache("gs://bucket/model", "default", "some-random-gpu", cluster, ns) is None
@@ -73,9 +78,14 @@ def test_namespace_cache_wins_in_its_namespace_only() -> None:
 
 
 def test_metadata_set_and_removed() -> None:
-    labels, annotations = local_model_metadata({"a": "1", "internal.serving.kserve.io/localmodel-namespace": "old"}, {}, CacheMatch("m", "", "s3://b/m", "g"))
+    labels, annotations = local_model_metadata(
+        {"a": "1", "internal.serving.kserve.io/localmodel-namespace": "old"}, {}, CacheMatch("m", "", "s3://b/m", "g")
+    )
     assert labels == {"a": "1", "internal.serving.kserve.io/localmodel": "m"}
-    assert annotations == {"internal.serving.kserve.io/localmodel-sourceuri": "s3://b/m", "internal.serving.kserve.io/localmodel-pvc-name": "m-g"}
+    assert annotations == {
+        "internal.serving.kserve.io/localmodel-sourceuri": "s3://b/m",
+        "internal.serving.kserve.io/localmodel-pvc-name": "m-g",
+    }
     labels, annotations = local_model_metadata(labels, {**annotations, "keep": "x"}, None)
     assert labels == {"a": "1"} and annotations == {"keep": "x"}
 

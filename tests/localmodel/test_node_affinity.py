@@ -46,7 +46,12 @@ def test_operators(term: dict[str, Any], expected: bool) -> None:
 
 
 def test_terms_are_ored_and_requirements_anded() -> None:
-    both = {"matchExpressions": [{"key": "type", "operator": "In", "values": ["gpu1"]}, {"key": "zone", "operator": "In", "values": ["b"]}]}
+    both = {
+        "matchExpressions": [
+            {"key": "type", "operator": "In", "values": ["gpu1"]},
+            {"key": "zone", "operator": "In", "values": ["b"]},
+        ]
+    }
     assert not matches(_spec(both), "n", LABELS)
     assert matches(_spec(both, _expr("zone", "In", "a")), "n", LABELS)
 
@@ -62,7 +67,10 @@ def test_a_bad_term_is_reported_only_when_nothing_matches() -> None:
     with pytest.raises(InputError) as err:
         matches(_spec(bad), "n", LABELS)
     assert "values set can't be empty" in err.value.message
-    assert err.value.path == "spec.persistentVolumeSpec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].values"
+    assert (
+        err.value.path
+        == "spec.persistentVolumeSpec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].values"
+    )
 
 
 @pytest.mark.parametrize(
@@ -72,8 +80,14 @@ def test_a_bad_term_is_reported_only_when_nothing_matches() -> None:
         (_expr("type", "Exists", "x"), "values set must be empty"),
         (_expr("cores", "Gt", "4", "5"), "exactly one value is required"),
         (_expr("cores", "Lt", "four"), "the value must be an integer"),
-        ({"matchFields": [{"key": "metadata.labels", "operator": "In", "values": ["x"]}]}, "not a valid node field selector key"),
-        ({"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["a", "b"]}]}, "unexpected number of value (2)"),
+        (
+            {"matchFields": [{"key": "metadata.labels", "operator": "In", "values": ["x"]}]},
+            "not a valid node field selector key",
+        ),
+        (
+            {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["a", "b"]}]},
+            "unexpected number of value (2)",
+        ),
     ],
 )
 def test_selector_errors(term: dict[str, Any], message: str) -> None:

@@ -27,17 +27,35 @@ def _errors(tmp_path: Path, *objects: dict[str, Any]) -> list[str]:
 
 def test_two_cluster_caches_with_one_uri(tmp_path: Path) -> None:
     # localmodelcache_validator.go validateUniqueStorageURI
-    errors = _errors(tmp_path, config(), node_group("gpu1"), cache("b-cache", URI, ["gpu1"]), cache("a-cache", URI, ["gpu1"]))
+    errors = _errors(
+        tmp_path, config(), node_group("gpu1"), cache("b-cache", URI, ["gpu1"]), cache("a-cache", URI, ["gpu1"])
+    )
     assert len(errors) == 1
-    assert errors[0].endswith(f"LocalModelCache/b-cache: spec.sourceModelUri: LocalModelCache a-cache has the same StorageURI {URI}")
+    assert errors[0].endswith(
+        f"LocalModelCache/b-cache: spec.sourceModelUri: LocalModelCache a-cache has the same StorageURI {URI}"
+    )
     assert re.match(r"^\S+/in\.yaml:\d+:\d+: LocalModelCache/b-cache: ", errors[0]), errors[0]
 
 
 def test_missing_node_groups(tmp_path: Path) -> None:
-    errors = _errors(tmp_path, config(), node_group("gpu1"), cache("c", URI, ["gpu1", "gpu9"]), cache("n", URI, ["gpu8"], namespace="team"))
-    assert any(e.endswith('LocalModelCache/c: spec.nodeGroups[1]: localmodelnodegroups.serving.kserve.io "gpu9" not found') for e in errors)
-    assert any(e.endswith('LocalModelNamespaceCache/n: spec.nodeGroups[0]: NodeGroup gpu8 not found: '
-                          'localmodelnodegroups.serving.kserve.io "gpu8" not found') for e in errors)
+    errors = _errors(
+        tmp_path,
+        config(),
+        node_group("gpu1"),
+        cache("c", URI, ["gpu1", "gpu9"]),
+        cache("n", URI, ["gpu8"], namespace="team"),
+    )
+    assert any(
+        e.endswith('LocalModelCache/c: spec.nodeGroups[1]: localmodelnodegroups.serving.kserve.io "gpu9" not found')
+        for e in errors
+    )
+    assert any(
+        e.endswith(
+            "LocalModelNamespaceCache/n: spec.nodeGroups[0]: NodeGroup gpu8 not found: "
+            'localmodelnodegroups.serving.kserve.io "gpu8" not found'
+        )
+        for e in errors
+    )
 
 
 @pytest.mark.parametrize(
@@ -59,22 +77,31 @@ def test_crd_rules(tmp_path: Path, change: dict[str, Any], where: str, message: 
 
 def test_bad_node_selector_is_located_in_the_node_group(tmp_path: Path) -> None:
     group = node_group("gpu1")
-    group["spec"]["persistentVolumeSpec"]["nodeAffinity"]["required"]["nodeSelectorTerms"][0]["matchExpressions"][0]["operator"] = "Near"
+    group["spec"]["persistentVolumeSpec"]["nodeAffinity"]["required"]["nodeSelectorTerms"][0]["matchExpressions"][0][
+        "operator"
+    ] = "Near"
     errors = _errors(tmp_path, config(), group, cache("c", URI, ["gpu1"]), node("n", "gpu1"))
-    assert any("LocalModelNodeGroup/gpu1: spec.persistentVolumeSpec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].operator: "
-               '"Near" is not a valid label selector operator' in e for e in errors), errors
+    assert any(
+        "LocalModelNodeGroup/gpu1: spec.persistentVolumeSpec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].operator: "
+        '"Near" is not a valid label selector operator' in e
+        for e in errors
+    ), errors
 
 
 def test_empty_job_namespace(tmp_path: Path) -> None:
     errors = _errors(tmp_path, config(jobNamespace=""), node_group("gpu1"), cache("c", URI, ["gpu1"]))
-    assert any("ConfigMap/inferenceservice-config: data.localModel: localModel.jobNamespace is empty" in e for e in errors)
+    assert any(
+        "ConfigMap/inferenceservice-config: data.localModel: localModel.jobNamespace is empty" in e for e in errors
+    )
 
 
 def test_defined_twice_and_nameless(tmp_path: Path) -> None:
     nameless = node("x", "gpu1")
     nameless["metadata"].pop("name")
     errors = _errors(tmp_path, config(), node_group("gpu1"), node_group("gpu1"), nameless)
-    assert any("LocalModelNodeGroup/gpu1: metadata.name: LocalModelNodeGroup gpu1 is defined twice" in e for e in errors)
+    assert any(
+        "LocalModelNodeGroup/gpu1: metadata.name: LocalModelNodeGroup gpu1 is defined twice" in e for e in errors
+    )
     assert any(e.endswith("Node/: metadata.name: metadata.name is required") for e in errors), errors
 
 
@@ -88,9 +115,19 @@ def test_enabled_false_warns_and_isvcs_keep_downloading(tmp_path: Path) -> None:
 def test_cli_exits_non_zero_without_partial_output(tmp_path: Path) -> None:
     path = tmp_path / "bad.yaml"
     path.write_text(yaml.safe_dump_all([config(), node_group("gpu1"), cache("c", URI, ["nope"]), isvc("foo", URI)]))
-    result = subprocess.run([sys.executable, str(ROOT / "cli.py"), "render", str(path), "-o", "yaml"], check=False, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "cli.py"), "render", str(path), "-o", "yaml"],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode != 0 and result.stdout == ""
-    assert f"{path}:" in result.stderr and 'LocalModelCache/c: spec.nodeGroups[0]: localmodelnodegroups.serving.kserve.io "nope" not found' in result.stderr
+    assert (
+        f"{path}:" in result.stderr
+        and 'LocalModelCache/c: spec.nodeGroups[0]: localmodelnodegroups.serving.kserve.io "nope" not found'
+        in result.stderr
+    )
     assert "Traceback" not in result.stderr and "internal error" not in result.stderr
 
 
@@ -99,6 +136,15 @@ def test_validate_checks_inputs_against_the_schemas(tmp_path: Path) -> None:
     bad["spec"]["persistentVolumeClaimSpec"]["accessMode"] = ["ReadWriteOnce"]
     path = tmp_path / "in.yaml"
     path.write_text(yaml.safe_dump_all([config(), bad, cache("c", URI, ["gpu1"])]))
-    result = subprocess.run([sys.executable, str(ROOT / "cli.py"), "validate", str(path)], check=False, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "cli.py"), "validate", str(path)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode != 0
-    assert 'LocalModelNodeGroup/gpu1: spec.persistentVolumeClaimSpec.accessMode: unknown field "accessMode"; did you mean "accessModes"?' in result.stdout + result.stderr
+    assert (
+        'LocalModelNodeGroup/gpu1: spec.persistentVolumeClaimSpec.accessMode: unknown field "accessMode"; did you mean "accessModes"?'
+        in result.stdout + result.stderr
+    )

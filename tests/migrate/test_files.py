@@ -40,7 +40,12 @@ def test_documents_no_rule_changes_keep_their_bytes():
     text = path.read_text()
     before, after = split_documents(text), split_documents(migrate_paths([str(path)]).files[0].new_text)
     assert len(before) == len(after) == 4
-    assert [b.marker + b.body == a.marker + a.body for b, a in zip(before, after, strict=True)] == [True, False, False, True]
+    assert [b.marker + b.body == a.marker + a.body for b, a in zip(before, after, strict=True)] == [
+        True,
+        False,
+        False,
+        True,
+    ]
 
 
 def test_other_kinds_between_isvcs_keep_their_bytes():
@@ -85,14 +90,24 @@ def test_enough_golden_scenarios_change():
     changed = [migrate_paths([p], c).files[0] for p, c in CASES]
     rules = {ch.rule for fm in changed for o in fm.objects for ch in o.changes}
     assert sum(fm.changed for fm in changed) >= 40
-    assert rules >= {"deployment-mode-name", "deployment-mode-default", "framework-to-model", "model-protocol-v2",
-                     "model-format-annotation", "custom-container-name", "custom-container-resources",
-                     "art-explainer-defaults", "automount-service-account-token"}
+    assert rules >= {
+        "deployment-mode-name",
+        "deployment-mode-default",
+        "framework-to-model",
+        "model-protocol-v2",
+        "model-format-annotation",
+        "custom-container-name",
+        "custom-container-resources",
+        "art-explainer-defaults",
+        "automount-service-account-token",
+    }
 
 
 def test_crlf_files_stay_crlf():
-    text = "apiVersion: serving.kserve.io/v1beta1\r\nkind: InferenceService\r\nmetadata:\r\n  name: m\r\n" \
-           "  annotations:\r\n    serving.kserve.io/deploymentMode: Serverless\r\n"
+    text = (
+        "apiVersion: serving.kserve.io/v1beta1\r\nkind: InferenceService\r\nmetadata:\r\n  name: m\r\n"
+        "  annotations:\r\n    serving.kserve.io/deploymentMode: Serverless\r\n"
+    )
     new = migrate_text(text, "w.yaml", _shipped()).new_text
     assert new == text.replace("Serverless", "Knative")
 
@@ -115,8 +130,10 @@ def _write(text: str, folder: Path | None = None) -> str:
 
 
 def test_json_files_are_rewritten_as_json_with_their_indentation():
-    text = '{\n  "apiVersion": "serving.kserve.io/v1beta1",\n  "kind": "InferenceService",\n  "metadata": {"name": "j"},\n' \
-           '  "spec": {"predictor": {"sklearn": {"storageUri": "gs://a/b"}}}\n}\n'
+    text = (
+        '{\n  "apiVersion": "serving.kserve.io/v1beta1",\n  "kind": "InferenceService",\n  "metadata": {"name": "j"},\n'
+        '  "spec": {"predictor": {"sklearn": {"storageUri": "gs://a/b"}}}\n}\n'
+    )
     fm = migrate_text(text, "j.json", _shipped())
     assert fm.new_text == (
         '{\n  "apiVersion": "serving.kserve.io/v1beta1",\n  "kind": "InferenceService",\n  "metadata": {\n    "name": "j",\n'
@@ -127,9 +144,11 @@ def test_json_files_are_rewritten_as_json_with_their_indentation():
 
 
 def test_local_model_labels_are_kept_with_a_warning(tmp_path: Path):
-    text = "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: m\n  labels:\n" \
-           "    internal.serving.kserve.io/localmodel: cache\nspec:\n  predictor:\n    model:\n" \
-           "      modelFormat: {name: sklearn}\n      storageUri: gs://b/m\n"
+    text = (
+        "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: m\n  labels:\n"
+        "    internal.serving.kserve.io/localmodel: cache\nspec:\n  predictor:\n    model:\n"
+        "      modelFormat: {name: sklearn}\n      storageUri: gs://b/m\n"
+    )
     result = migrate_paths([_write(text, tmp_path)])
     assert "internal.serving.kserve.io/localmodel: cache\n" in result.files[0].new_text
     [warning] = result.warnings
@@ -140,8 +159,10 @@ def test_local_model_labels_are_kept_with_a_warning(tmp_path: Path):
 
 
 def test_each_change_is_one_field_with_its_rule():
-    text = "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata: {name: m}\n" \
-           "spec:\n  predictor:\n    sklearn: {storageUri: gs://b/m}\n"
+    text = (
+        "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata: {name: m}\n"
+        "spec:\n  predictor:\n    sklearn: {storageUri: gs://b/m}\n"
+    )
     [obj] = migrate_text(text, "x.yaml", _shipped()).objects
     assert [(c.rule, c.op, c.path, c.value, c.from_path) for c in obj.changes] == [
         ("framework-to-model", "move", "spec.predictor.model", None, "spec.predictor.sklearn"),
@@ -157,16 +178,25 @@ ISVC = "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata:
     ("before", "after"),
     [
         # a %YAML directive and a `...` end line stay where they were
-        (f"%YAML 1.1\n---\n{ISVC}    sklearn: {{storageUri: a}}\n...\n# done\n",
-         f"%YAML 1.1\n---\n{ISVC}    model: {{modelFormat: {{name: sklearn}}, storageUri: a}}\n...\n# done\n"),
+        (
+            f"%YAML 1.1\n---\n{ISVC}    sklearn: {{storageUri: a}}\n...\n# done\n",
+            f"%YAML 1.1\n---\n{ISVC}    model: {{modelFormat: {{name: sklearn}}, storageUri: a}}\n...\n# done\n",
+        ),
         # an anchor nothing refers to is the user's: ruamel would drop it
-        (f"{ISVC}    sklearn: &legacy\n      storageUri: a\n",
-         f"{ISVC}    model: &legacy\n      modelFormat:\n        name: sklearn\n      storageUri: a\n"),
+        (
+            f"{ISVC}    sklearn: &legacy\n      storageUri: a\n",
+            f"{ISVC}    model: &legacy\n      modelFormat:\n        name: sklearn\n      storageUri: a\n",
+        ),
         # YAML 1.1 scalars the rules do not touch keep their text (and so their meaning)
-        (f"{ISVC}    sklearn: {{storageUri: a, args: [on, 0755, 1e3, no]}}\n",
-         f"{ISVC}    model: {{modelFormat: {{name: sklearn}}, storageUri: a, args: [on, 0755, 1e3, no]}}\n"),
+        (
+            f"{ISVC}    sklearn: {{storageUri: a, args: [on, 0755, 1e3, no]}}\n",
+            f"{ISVC}    model: {{modelFormat: {{name: sklearn}}, storageUri: a, args: [on, 0755, 1e3, no]}}\n",
+        ),
         # no newline at the end of the file: none added
-        (f"{ISVC}    sklearn: {{storageUri: a}}", f"{ISVC}    model: {{modelFormat: {{name: sklearn}}, storageUri: a}}"),
+        (
+            f"{ISVC}    sklearn: {{storageUri: a}}",
+            f"{ISVC}    model: {{modelFormat: {{name: sklearn}}, storageUri: a}}",
+        ),
     ],
 )
 def test_yaml_details_survive_the_round_trip(before: str, after: str):

@@ -21,8 +21,15 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 def run(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(ROOT / "cli.py"), "migrate", *args], check=False, input=stdin, capture_output=True, text=True,
-                          cwd=cwd, timeout=120)
+    return subprocess.run(
+        [sys.executable, str(ROOT / "cli.py"), "migrate", *args],
+        check=False,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+    )
 
 
 @pytest.fixture
@@ -49,13 +56,17 @@ def test_dry_run_of_a_migrated_file_prints_nothing_and_exits_0(work: Path):
 
 
 def test_json_patch_output_applied_to_the_original_gives_the_migrated_objects(work: Path):
-    result = run("--dry-run", "-o", "json-patch", "--config", "config-standard.yaml", "legacy-components.yaml", cwd=work)
+    result = run(
+        "--dry-run", "-o", "json-patch", "--config", "config-standard.yaml", "legacy-components.yaml", cwd=work
+    )
     assert result.returncode == 1, result.stderr
     entries = json.loads(result.stdout)
     before = list(yaml.safe_load_all((work / "legacy-components.yaml").read_text()))
     after = list(yaml.safe_load_all((FIXTURES / "legacy-components.migrated.yaml").read_text()))
     assert [(e["kind"], e["namespace"], e["name"], e["document"]) for e in entries] == [
-        ("InferenceService", "default", "flowers", 0), ("InferenceService", "default", "art", 1)]
+        ("InferenceService", "default", "flowers", 0),
+        ("InferenceService", "default", "art", 1),
+    ]
     for entry in entries:
         assert jsonpatch.apply_patch(before[entry["document"]], entry["patch"]) == after[entry["document"]]
 
@@ -65,15 +76,25 @@ def test_migrate_rewrites_in_place_and_a_second_run_has_nothing_to_do(work: Path
     assert result.returncode == 0, result.stderr
     assert result.stdout == ""
     lines = result.stderr.splitlines()
-    assert [line.split(":")[1] for line in lines] == [" InferenceService/ml/iris", " InferenceService/ml/mnist-onnx",
-                                                       " InferenceService/ml/modern", " InferenceService/default/flowers",
-                                                       " InferenceService/default/art"]
+    assert [line.split(":")[1] for line in lines] == [
+        " InferenceService/ml/iris",
+        " InferenceService/ml/mnist-onnx",
+        " InferenceService/ml/modern",
+        " InferenceService/default/flowers",
+        " InferenceService/default/art",
+    ]
     # the already-stored-form isvc still gains what this config's webhook adds
     assert "legacy-frameworks.yaml: InferenceService/ml/modern: 1 change(s) (automount-service-account-token)" in lines
     assert (work / "legacy-components.yaml").read_text() == (FIXTURES / "legacy-components.migrated.yaml").read_text()
-    again = run("--dry-run", "legacy-frameworks.yaml", "legacy-components.yaml", "--config", "config-standard.yaml", cwd=work)
+    again = run(
+        "--dry-run", "legacy-frameworks.yaml", "legacy-components.yaml", "--config", "config-standard.yaml", cwd=work
+    )
     assert (again.returncode, again.stdout) == (0, "")
-    assert sorted(p.name for p in work.iterdir()) == ["config-standard.yaml", "legacy-components.yaml", "legacy-frameworks.yaml"]
+    assert sorted(p.name for p in work.iterdir()) == [
+        "config-standard.yaml",
+        "legacy-components.yaml",
+        "legacy-frameworks.yaml",
+    ]
 
 
 def test_a_directory_is_walked_and_only_changed_files_are_rewritten(work: Path):
@@ -94,7 +115,9 @@ def test_an_invalid_second_file_stops_everything_with_a_located_error(work: Path
     original = (work / "legacy-frameworks.yaml").read_text()
     result = run("legacy-frameworks.yaml", "bad.yaml", cwd=work)
     assert result.returncode == 1
-    assert result.stderr.startswith("bad.yaml:6:3: InferenceService/broken: spec.predictor: sets 2 model frameworks (sklearn, pytorch)")
+    assert result.stderr.startswith(
+        "bad.yaml:6:3: InferenceService/broken: spec.predictor: sets 2 model frameworks (sklearn, pytorch)"
+    )
     assert "Traceback" not in result.stderr
     assert (work / "legacy-frameworks.yaml").read_text() == original
     assert not [p for p in work.iterdir() if p.name.startswith(".")]

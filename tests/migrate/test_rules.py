@@ -25,7 +25,9 @@ def settings(**overrides: str) -> Settings:
 
 
 SHIPPED = settings()
-STANDARD_NO_TOKEN = settings(deploy='{"defaultDeploymentMode": "RawDeployment"}', security='{"autoMountServiceAccountToken": false}')
+STANDARD_NO_TOKEN = settings(
+    deploy='{"defaultDeploymentMode": "RawDeployment"}', security='{"autoMountServiceAccountToken": false}'
+)
 
 
 def migrated(body: str, config: Settings = SHIPPED) -> str:
@@ -82,7 +84,9 @@ spec:
     model:
       modelFormat: {name: sklearn}
 """
-    assert migrated(body, STANDARD_NO_TOKEN) == """metadata:
+    assert (
+        migrated(body, STANDARD_NO_TOKEN)
+        == """metadata:
   name: m
   annotations:
     serving.kserve.io/deploymentMode: Standard
@@ -93,6 +97,7 @@ spec:
       modelFormat: {name: sklearn}
     automountServiceAccountToken: false
 """
+    )
     # the shipped config's default (Serverless → Knative) is not written: KServe adds only Standard and ModelMesh
     assert "deploymentMode" not in migrated(body)
 
@@ -113,7 +118,9 @@ spec:
     maxReplicas: 2   # after
 """
     v2 = framework in ("triton", "onnx", "huggingface")  # assign<Framework>Runtime sets v2 when unset
-    assert migrated(body) == f"""metadata:
+    assert (
+        migrated(body)
+        == f"""metadata:
   name: m
   annotations:
     modelFormat: kept
@@ -128,6 +135,7 @@ spec:
       runtimeVersion: "1.0"
     maxReplicas: 2   # after
 """
+    )
 
 
 def test_a_framework_protocol_the_user_set_is_kept():
@@ -137,7 +145,9 @@ spec:
     triton:
       protocolVersion: grpc-v2
 """
-    assert migrated(body) == """metadata: {name: m, annotations: {modelFormat: triton}}
+    assert (
+        migrated(body)
+        == """metadata: {name: m, annotations: {modelFormat: triton}}
 spec:
   predictor:
     model:
@@ -145,6 +155,7 @@ spec:
         name: triton
       protocolVersion: grpc-v2
 """
+    )
 
 
 @pytest.mark.parametrize(("fmt", "changed"), [("triton", True), ("vLLM", True), ("sklearn", False)])
@@ -171,7 +182,10 @@ spec:
   predictor:
     model: {modelFormat: {name: lightgbm}, storageUri: gs://b/m}
 """
-    assert migrated(body) == body.replace("  labels: {team: a}   # labels\n", "  labels: {team: a}   # labels\n  annotations:\n    modelFormat: lightgbm\n")
+    assert migrated(body) == body.replace(
+        "  labels: {team: a}   # labels\n",
+        "  labels: {team: a}   # labels\n  annotations:\n    modelFormat: lightgbm\n",
+    )
 
 
 def test_custom_containers_are_named_and_get_the_configured_resources():
@@ -189,7 +203,9 @@ spec:
     containers:
     - image: me/transformer:1
 """
-    assert migrated(body) == """metadata:
+    assert (
+        migrated(body)
+        == """metadata:
   name: m
   annotations: {serving.kserve.io/deploymentMode: Knative}
 spec:
@@ -214,6 +230,7 @@ spec:
           cpu: "1"
           memory: 2Gi
 """
+    )
     assert rules_of(body) == {"custom-container-name", "custom-container-resources"}
 
 
@@ -244,7 +261,9 @@ spec:
 """
     assert migrated(body) == body.replace(
         "      type: SquareAttack\n", "      type: SquareAttack\n      name: kserve-container\n"
-    ).replace("{requests: {cpu: 500m, memory: 1Gi}}", "{requests: {cpu: 500m, memory: 1Gi}, limits: {cpu: \"1\", memory: 2Gi}}")
+    ).replace(
+        "{requests: {cpu: 500m, memory: 1Gi}}", '{requests: {cpu: 500m, memory: 1Gi}, limits: {cpu: "1", memory: 2Gi}}'
+    )
 
 
 def test_no_token_is_mounted_where_the_config_says_so_unless_the_user_chose():
@@ -262,7 +281,8 @@ spec:
 # the end
 """
     assert migrated(body, STANDARD_NO_TOKEN) == body.replace(
-        "    model: {modelFormat: {name: sklearn}}\n", "    model: {modelFormat: {name: sklearn}}\n    automountServiceAccountToken: false\n"
+        "    model: {modelFormat: {name: sklearn}}\n",
+        "    model: {modelFormat: {name: sklearn}}\n    automountServiceAccountToken: false\n",
     )
     assert migrated(body) == body  # the shipped config mounts tokens: nothing to store
 
@@ -295,16 +315,26 @@ spec:
 @pytest.mark.parametrize(
     ("body", "where"),
     [
-        ("metadata: {name: m}\nspec:\n  predictor:\n    sklearn: {storageUri: a}\n    xgboost: {storageUri: b}\n",
-         "in.yaml:5:3: InferenceService/m: spec.predictor: sets 2 model frameworks (sklearn, xgboost)"),
-        ("metadata: {name: m}\nspec:\n  predictor:\n    model: {modelFormat: {name: a}}\n    sklearn: {storageUri: b}\n",
-         "in.yaml:7:5: InferenceService/m: spec.predictor.sklearn: sets both sklearn and model"),
-        ("metadata:\n  name: m\n  annotations: [a]\nspec: {}\n",
-         "in.yaml:5:3: InferenceService/m: metadata.annotations: must be a mapping, not a list"),
-        ("metadata:\n  name: m\n  annotations:\n    serving.kserve.io/deploymentMode: 3\n",
-         "in.yaml:6:5: InferenceService/m: metadata.annotations[serving.kserve.io/deploymentMode]: must be a string, not a number"),
-        ("metadata: {name: m}\nspec:\n  predictor:\n    sklearn: gs://b/m\n",
-         "in.yaml:6:5: InferenceService/m: spec.predictor.sklearn: must be a mapping, not a string"),
+        (
+            "metadata: {name: m}\nspec:\n  predictor:\n    sklearn: {storageUri: a}\n    xgboost: {storageUri: b}\n",
+            "in.yaml:5:3: InferenceService/m: spec.predictor: sets 2 model frameworks (sklearn, xgboost)",
+        ),
+        (
+            "metadata: {name: m}\nspec:\n  predictor:\n    model: {modelFormat: {name: a}}\n    sklearn: {storageUri: b}\n",
+            "in.yaml:7:5: InferenceService/m: spec.predictor.sklearn: sets both sklearn and model",
+        ),
+        (
+            "metadata:\n  name: m\n  annotations: [a]\nspec: {}\n",
+            "in.yaml:5:3: InferenceService/m: metadata.annotations: must be a mapping, not a list",
+        ),
+        (
+            "metadata:\n  name: m\n  annotations:\n    serving.kserve.io/deploymentMode: 3\n",
+            "in.yaml:6:5: InferenceService/m: metadata.annotations[serving.kserve.io/deploymentMode]: must be a string, not a number",
+        ),
+        (
+            "metadata: {name: m}\nspec:\n  predictor:\n    sklearn: gs://b/m\n",
+            "in.yaml:6:5: InferenceService/m: spec.predictor.sklearn: must be a mapping, not a string",
+        ),
     ],
 )
 def test_bad_input_is_reported_with_file_line_column_object_and_field(body: str, where: str):

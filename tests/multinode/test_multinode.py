@@ -39,32 +39,69 @@ def hf_runtime(annotations: dict[str, str] | None = None, worker: dict[str, Any]
     """The ServingRuntime of rawkube_controller_test.go:8790-8840."""
     spec: dict[str, Any] = {
         "supportedModelFormats": [{"name": "huggingface", "version": "2", "autoSelect": True}],
-        "containers": [{"name": "kserve-container", "image": "kserve/huggingfaceserver:latest-gpu",
-                        "args": ["--model_name={{.Name}}"], "resources": RESOURCES}],
-        "workerSpec": worker if worker is not None else {
-            "pipelineParallelSize": 2, "tensorParallelSize": 1,
-            "containers": [{"name": "worker-container", "image": "kserve/huggingfaceserver:latest-gpu",
-                            "command": ["bash", "-c", "ray start --address=$RAY_HEAD_ADDRESS --block"], "resources": RESOURCES}],
+        "containers": [
+            {
+                "name": "kserve-container",
+                "image": "kserve/huggingfaceserver:latest-gpu",
+                "args": ["--model_name={{.Name}}"],
+                "resources": RESOURCES,
+            }
+        ],
+        "workerSpec": worker
+        if worker is not None
+        else {
+            "pipelineParallelSize": 2,
+            "tensorParallelSize": 1,
+            "containers": [
+                {
+                    "name": "worker-container",
+                    "image": "kserve/huggingfaceserver:latest-gpu",
+                    "command": ["bash", "-c", "ray start --address=$RAY_HEAD_ADDRESS --block"],
+                    "resources": RESOURCES,
+                }
+            ],
         },
     }
     if annotations:
         spec["annotations"] = annotations
-    return ServingRuntime.model_validate({"apiVersion": C.V1ALPHA1, "kind": C.KIND_SR,
-                                          "metadata": {"name": "huggingface-server-multinode", "namespace": "kserve"}, "spec": spec})
+    return ServingRuntime.model_validate(
+        {
+            "apiVersion": C.V1ALPHA1,
+            "kind": C.KIND_SR,
+            "metadata": {"name": "huggingface-server-multinode", "namespace": "kserve"},
+            "spec": spec,
+        }
+    )
 
 
-def make_isvc(worker_spec: dict[str, Any], model: dict[str, Any] | None = None, generation: int | None = None,
-              predictor: dict[str, Any] | None = None, name: str = "raw-huggingface-multinode-1") -> InferenceService:
+def make_isvc(
+    worker_spec: dict[str, Any],
+    model: dict[str, Any] | None = None,
+    generation: int | None = None,
+    predictor: dict[str, Any] | None = None,
+    name: str = "raw-huggingface-multinode-1",
+) -> InferenceService:
     meta: dict[str, Any] = {"name": name, "namespace": "kserve", "annotations": dict(ANNOTATIONS)}
     if generation is not None:
         meta["generation"] = generation
-    return InferenceService.model_validate({
-        "apiVersion": C.ISVC_API_VERSION, "kind": C.KIND_ISVC, "metadata": meta,
-        "spec": {"predictor": {
-            "model": {"modelFormat": {"name": "huggingface"}, "storageUri": "pvc://llama-3-8b-pvc/hf/8b_instruction_tuned",
-                      **(model or {})},
-            "workerSpec": worker_spec, **(predictor or {})}},
-    })
+    return InferenceService.model_validate(
+        {
+            "apiVersion": C.ISVC_API_VERSION,
+            "kind": C.KIND_ISVC,
+            "metadata": meta,
+            "spec": {
+                "predictor": {
+                    "model": {
+                        "modelFormat": {"name": "huggingface"},
+                        "storageUri": "pvc://llama-3-8b-pvc/hf/8b_instruction_tuned",
+                        **(model or {}),
+                    },
+                    "workerSpec": worker_spec,
+                    **(predictor or {}),
+                }
+            },
+        }
+    )
 
 
 def expand(isvc: InferenceService, runtime: ServingRuntime | None = None):  # noqa: ANN201
@@ -91,8 +128,12 @@ def gpus(container: dict[str, Any]) -> tuple[dict[str, str], dict[str, str]]:
 @pytest.mark.parametrize(
     ("pp", "tp", "expected"),
     [(2, 2, GpuPlan(2, 2, 2)), (4, 8, GpuPlan(4, 8, 8)), (1, 4, GpuPlan(1, 4, 4)), (2, 1, GpuPlan(2, 1, 1))],
-    ids=["PP=2, TP=2: 2 nodes, 2 GPUs per node", "PP=4, TP=8: 4 nodes, 8 GPUs per node", "PP=1, TP=4: 1 node, 4 GPUs",
-         "PP=2, TP=1: 2 nodes, 1 GPU per node"],
+    ids=[
+        "PP=2, TP=2: 2 nodes, 2 GPUs per node",
+        "PP=4, TP=8: 4 nodes, 8 GPUs per node",
+        "PP=1, TP=4: 1 node, 4 GPUs",
+        "PP=2, TP=1: 2 nodes, 1 GPU per node",
+    ],
 )
 def test_compute_mp_node_and_gpus(pp: int, tp: int, expected: GpuPlan) -> None:  # predictor_test.go:31-82
     assert mp_gpu_plan(pp, tp) == expected
@@ -126,19 +167,27 @@ def test_ray_insufficient_gpus_error() -> None:  # rawkube_controller_test.go:94
 
 def test_set_gpu_picks_the_requested_type_or_nvidia() -> None:
     types = gpu_resource_types({}, CONFIG)
-    c: dict[str, Any] = {"resources": {"limits": {"intel.com/gpu": "2"}, "requests": {"intel.com/gpu": "2", "cpu": "1"}}}
+    c: dict[str, Any] = {
+        "resources": {"limits": {"intel.com/gpu": "2"}, "requests": {"intel.com/gpu": "2", "cpu": "1"}}
+    }
     set_gpu(c, 0, types)
     assert c["resources"] == {"limits": {"intel.com/gpu": "0"}, "requests": {"intel.com/gpu": "0", "cpu": "1"}}
     zero: dict[str, Any] = {"resources": {"limits": {"amd.com/gpu": "0"}}}  # a zero quantity does not choose the type
     set_gpu(zero, 3, types)
-    assert zero["resources"] == {"limits": {"amd.com/gpu": "0", "nvidia.com/gpu": "3"}, "requests": {"nvidia.com/gpu": "3"}}
+    assert zero["resources"] == {
+        "limits": {"amd.com/gpu": "0", "nvidia.com/gpu": "3"},
+        "requests": {"nvidia.com/gpu": "3"},
+    }
     bare: dict[str, Any] = {}
     set_gpu(bare, 1, types)
     assert bare["resources"] == {"limits": {"nvidia.com/gpu": "1"}, "requests": {"nvidia.com/gpu": "1"}}
 
 
 def test_gpu_resource_types_annotation() -> None:
-    assert gpu_resource_types({C.ANN_GPU_RESOURCE_TYPES: '["example.com/tpu", "nvidia.com/gpu"]'}, CONFIG)[-1] == "example.com/tpu"
+    assert (
+        gpu_resource_types({C.ANN_GPU_RESOURCE_TYPES: '["example.com/tpu", "nvidia.com/gpu"]'}, CONFIG)[-1]
+        == "example.com/tpu"
+    )
     with pytest.raises(InputError) as err:
         gpu_resource_types({C.ANN_GPU_RESOURCE_TYPES: "example.com/tpu"}, CONFIG)
     assert err.value.message == (
@@ -153,16 +202,35 @@ def test_default_workerspec_head_and_worker() -> None:  # rawkube_controller_tes
     mn = expand(make_isvc({}))
     head = mn.head.pod_spec["containers"][0]
     assert head["name"] == C.CONTAINER_KSERVE
-    assert {k: env(head)[k] for k in (
-        "PIPELINE_PARALLEL_SIZE", "TENSOR_PARALLEL_SIZE", "RAY_NODE_COUNT", "REQUEST_GPU_COUNT", "MODEL_NAME", "MODEL_DIR")} == {
-        "PIPELINE_PARALLEL_SIZE": "2", "TENSOR_PARALLEL_SIZE": "1", "RAY_NODE_COUNT": "2", "REQUEST_GPU_COUNT": "1",
-        "MODEL_NAME": "raw-huggingface-multinode-1", "MODEL_DIR": "/mnt/models"}
+    assert {
+        k: env(head)[k]
+        for k in (
+            "PIPELINE_PARALLEL_SIZE",
+            "TENSOR_PARALLEL_SIZE",
+            "RAY_NODE_COUNT",
+            "REQUEST_GPU_COUNT",
+            "MODEL_NAME",
+            "MODEL_DIR",
+        )
+    } == {
+        "PIPELINE_PARALLEL_SIZE": "2",
+        "TENSOR_PARALLEL_SIZE": "1",
+        "RAY_NODE_COUNT": "2",
+        "REQUEST_GPU_COUNT": "1",
+        "MODEL_NAME": "raw-huggingface-multinode-1",
+        "MODEL_DIR": "/mnt/models",
+    }
     worker = mn.worker.pod_spec["containers"]
     assert [c["name"] for c in worker] == [C.CONTAINER_WORKER]
     assert env(worker[0]) == {
-        "RAY_NODE_COUNT": "2", "REQUEST_GPU_COUNT": "1", "PIPELINE_PARALLEL_SIZE": "2", "TENSOR_PARALLEL_SIZE": "1",
-        "ISVC_NAME": "raw-huggingface-multinode-1", "HEAD_SVC": "raw-huggingface-multinode-1-head-1",
-        "WORKER_SVC": "raw-huggingface-multinode-1-workers-1"}
+        "RAY_NODE_COUNT": "2",
+        "REQUEST_GPU_COUNT": "1",
+        "PIPELINE_PARALLEL_SIZE": "2",
+        "TENSOR_PARALLEL_SIZE": "1",
+        "ISVC_NAME": "raw-huggingface-multinode-1",
+        "HEAD_SVC": "raw-huggingface-multinode-1-head-1",
+        "WORKER_SVC": "raw-huggingface-multinode-1-workers-1",
+    }
     assert gpus(head) == ({"nvidia.com/gpu": "1"}, {"nvidia.com/gpu": "1"})
     assert gpus(worker[0]) == ({"nvidia.com/gpu": "1"}, {"nvidia.com/gpu": "1"})
     assert mn.worker_replicas == 1
@@ -178,24 +246,68 @@ def test_default_workerspec_head_and_worker() -> None:  # rawkube_controller_tes
     [
         ({"pipelineParallelSize": 5}, None, "5", ("nvidia.com/gpu", "1"), ("nvidia.com/gpu", "1"), 4),  # :8951-9016
         ({"tensorParallelSize": 16}, None, "32", ("nvidia.com/gpu", "1"), ("nvidia.com/gpu", "1"), 31),  # :9017-9077
-        ({"tensorParallelSize": 4}, {"resources": {"limits": {"intel.com/gpu": "2"}, "requests": {"intel.com/gpu": "2"}}},
-         "7", ("intel.com/gpu", "2"), ("nvidia.com/gpu", "1"), 6),  # :9078-9150
-        ({"tensorParallelSize": 4, "containers": [{"name": "worker-container", "resources": {
-            "limits": {"intel.com/gpu": "2"}, "requests": {"intel.com/gpu": "2"}}}]},
-         None, "4", ("nvidia.com/gpu", "2"), ("intel.com/gpu", "2"), 3),  # :9151-9227
-        ({"tensorParallelSize": 4, "containers": [{"name": "worker-container", "resources": {
-            "limits": {"intel.com/gpu": "2"}, "requests": {"intel.com/gpu": "2"}}}]},
-         {"resources": {"limits": {"intel.com/gpu": "8"}, "requests": {"intel.com/gpu": "8"}}},
-         "1", ("intel.com/gpu", "8"), ("intel.com/gpu", "0"), 0),  # :9228-9316
-        ({"tensorParallelSize": 16, "containers": [{"name": "worker-container", "resources": {
-            "limits": {"intel.com/gpu": "3"}, "requests": {"intel.com/gpu": "3"}}}]},
-         {"resources": {"limits": {"intel.com/gpu": "4"}, "requests": {"intel.com/gpu": "4"}}},
-         "11", ("intel.com/gpu", "4"), ("intel.com/gpu", "3"), 10),  # :9495-9581
+        (
+            {"tensorParallelSize": 4},
+            {"resources": {"limits": {"intel.com/gpu": "2"}, "requests": {"intel.com/gpu": "2"}}},
+            "7",
+            ("intel.com/gpu", "2"),
+            ("nvidia.com/gpu", "1"),
+            6,
+        ),  # :9078-9150
+        (
+            {
+                "tensorParallelSize": 4,
+                "containers": [
+                    {
+                        "name": "worker-container",
+                        "resources": {"limits": {"intel.com/gpu": "2"}, "requests": {"intel.com/gpu": "2"}},
+                    }
+                ],
+            },
+            None,
+            "4",
+            ("nvidia.com/gpu", "2"),
+            ("intel.com/gpu", "2"),
+            3,
+        ),  # :9151-9227
+        (
+            {
+                "tensorParallelSize": 4,
+                "containers": [
+                    {
+                        "name": "worker-container",
+                        "resources": {"limits": {"intel.com/gpu": "2"}, "requests": {"intel.com/gpu": "2"}},
+                    }
+                ],
+            },
+            {"resources": {"limits": {"intel.com/gpu": "8"}, "requests": {"intel.com/gpu": "8"}}},
+            "1",
+            ("intel.com/gpu", "8"),
+            ("intel.com/gpu", "0"),
+            0,
+        ),  # :9228-9316
+        (
+            {
+                "tensorParallelSize": 16,
+                "containers": [
+                    {
+                        "name": "worker-container",
+                        "resources": {"limits": {"intel.com/gpu": "3"}, "requests": {"intel.com/gpu": "3"}},
+                    }
+                ],
+            },
+            {"resources": {"limits": {"intel.com/gpu": "4"}, "requests": {"intel.com/gpu": "4"}}},
+            "11",
+            ("intel.com/gpu", "4"),
+            ("intel.com/gpu", "3"),
+            10,
+        ),  # :9495-9581
         ({"pipelineParallelSize": 3}, None, "3", ("nvidia.com/gpu", "1"), ("nvidia.com/gpu", "1"), 2),  # :9582-9660
     ],
 )
-def test_rawkube_workerspec_cases(worker_spec: dict, model: dict | None, nodes: str, head_gpu: tuple, worker_gpu: tuple,
-                                  replicas: int) -> None:
+def test_rawkube_workerspec_cases(
+    worker_spec: dict, model: dict | None, nodes: str, head_gpu: tuple, worker_gpu: tuple, replicas: int
+) -> None:
     mn = expand(make_isvc(worker_spec, model))
     head, worker = mn.head.pod_spec["containers"][0], mn.worker.pod_spec["containers"][0]
     assert env(head)["RAY_NODE_COUNT"] == nodes == env(worker)["RAY_NODE_COUNT"]
@@ -208,15 +320,25 @@ def test_rawkube_workerspec_cases(worker_spec: dict, model: dict | None, nodes: 
 
 def test_insufficient_gpus_through_expand() -> None:  # rawkube_controller_test.go:9406-9493
     model = {"resources": {"limits": {"intel.com/gpu": "2"}, "requests": {"intel.com/gpu": "2"}}}
-    worker = {"pipelineParallelSize": 1, "tensorParallelSize": 7, "containers": [{"name": "worker-container", "resources": {
-        "limits": {"intel.com/gpu": "4"}, "requests": {"intel.com/gpu": "4"}}}]}
+    worker = {
+        "pipelineParallelSize": 1,
+        "tensorParallelSize": 7,
+        "containers": [
+            {
+                "name": "worker-container",
+                "resources": {"limits": {"intel.com/gpu": "4"}, "requests": {"intel.com/gpu": "4"}},
+            }
+        ],
+    }
     with pytest.raises(InputError, match=r"GPUs\(7\) is less than .* head node\(2\) \+ worker node\(4\)"):
         expand(make_isvc(worker, model))
 
 
 def test_mp_backend_from_runtime_spec_annotation() -> None:
-    mn = expand(make_isvc({"pipelineParallelSize": 4, "tensorParallelSize": 8}),
-                hf_runtime(annotations={C.ANN_MULTINODE_EXECUTOR_BACKEND: C.MULTINODE_EXECUTOR_MP}))
+    mn = expand(
+        make_isvc({"pipelineParallelSize": 4, "tensorParallelSize": 8}),
+        hf_runtime(annotations={C.ANN_MULTINODE_EXECUTOR_BACKEND: C.MULTINODE_EXECUTOR_MP}),
+    )
     assert mn.gpus == GpuPlan(4, 8, 8) and mn.worker_replicas == 3
     assert env(mn.worker.pod_spec["containers"][0])["REQUEST_GPU_COUNT"] == "8"
 
@@ -225,11 +347,15 @@ def test_generation_names_headless_services_and_labels() -> None:
     mn = expand(make_isvc({}, generation=7))
     assert mn.generation == "7"
     worker_env = env(mn.worker.pod_spec["containers"][0])
-    assert (worker_env["HEAD_SVC"], worker_env["WORKER_SVC"]) == ("raw-huggingface-multinode-1-head-7",
-                                                                  "raw-huggingface-multinode-1-workers-7")
+    assert (worker_env["HEAD_SVC"], worker_env["WORKER_SVC"]) == (
+        "raw-huggingface-multinode-1-head-7",
+        "raw-huggingface-multinode-1-workers-7",
+    )
     head_svc = service(mn.head, CONFIG)
     assert [s["metadata"]["name"] for s in headless_services(head_svc)] == [
-        "raw-huggingface-multinode-1-head-7", "raw-huggingface-multinode-1-workers-7"]
+        "raw-huggingface-multinode-1-head-7",
+        "raw-huggingface-multinode-1-workers-7",
+    ]
 
 
 def test_predictor_name_keeps_kserve_naming() -> None:
@@ -245,15 +371,24 @@ def test_predictor_name_keeps_kserve_naming() -> None:
 
 def test_worker_labels_annotations_and_pod_fields() -> None:
     worker = {
-        "pipelineParallelSize": 2, "tensorParallelSize": 1,
+        "pipelineParallelSize": 2,
+        "tensorParallelSize": 1,
         "containers": [{"name": "worker-container", "image": "w:1", "command": ["ray"]}],
-        "labels": {"rt-worker": "yes"}, "annotations": {"rt-worker-ann": "yes"},
+        "labels": {"rt-worker": "yes"},
+        "annotations": {"rt-worker-ann": "yes"},
         "tolerations": [{"key": "gpu", "operator": "Exists"}],
     }
-    isvc = make_isvc({"nodeSelector": {"pool": "gpu"}}, predictor={"labels": {"team": "llm"}, "annotations": {"p": "1"}})
+    isvc = make_isvc(
+        {"nodeSelector": {"pool": "gpu"}}, predictor={"labels": {"team": "llm"}, "annotations": {"p": "1"}}
+    )
     mn = expand(isvc, hf_runtime(worker=worker))
-    assert mn.worker.labels == {"rt-worker": "yes", "team": "llm", C.LABEL_GENERATION: "1",
-                                C.LABEL_ISVC: "raw-huggingface-multinode-1", C.LABEL_COMPONENT: C.PREDICTOR}
+    assert mn.worker.labels == {
+        "rt-worker": "yes",
+        "team": "llm",
+        C.LABEL_GENERATION: "1",
+        C.LABEL_ISVC: "raw-huggingface-multinode-1",
+        C.LABEL_COMPONENT: C.PREDICTOR,
+    }
     assert mn.worker.annotations["rt-worker-ann"] == "yes" and mn.worker.annotations["p"] == "1"
     assert mn.worker.pod_spec["nodeSelector"] == {"pool": "gpu"}
     assert mn.worker.pod_spec["tolerations"] == [{"key": "gpu", "operator": "Exists"}]
@@ -282,17 +417,35 @@ def test_runtime_worker_spec_without_worker_container() -> None:
 
 
 def test_headless_services_port_service_reconciler_test() -> None:  # service_reconciler_test.go:76-215
-    labels = {C.LABEL_APP: "isvc.default-predictor", C.LABEL_ISVC: "default-predictor", C.LABEL_COMPONENT: C.PREDICTOR,
-              C.LABEL_GENERATION: "1"}
-    head_service = {"metadata": {"name": "default-predictor", "namespace": "default-predictor-namespace",
-                                 "labels": labels, "annotations": {"annotation": "annotation-value"}}}
+    labels = {
+        C.LABEL_APP: "isvc.default-predictor",
+        C.LABEL_ISVC: "default-predictor",
+        C.LABEL_COMPONENT: C.PREDICTOR,
+        C.LABEL_GENERATION: "1",
+    }
+    head_service = {
+        "metadata": {
+            "name": "default-predictor",
+            "namespace": "default-predictor-namespace",
+            "labels": labels,
+            "annotations": {"annotation": "annotation-value"},
+        }
+    }
     head, worker = headless_services(head_service)
     assert head == {
-        "apiVersion": "v1", "kind": "Service",
-        "metadata": {"name": "default-head-1", "namespace": "default-predictor-namespace",
-                     "labels": {**labels, C.LABEL_MULTINODE_ROLE: "head"}, "annotations": {"annotation": "annotation-value"}},
-        "spec": {"selector": {C.LABEL_APP: "isvc.default-predictor", C.LABEL_GENERATION: "1"},
-                 "clusterIP": "None", "publishNotReadyAddresses": True},
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {
+            "name": "default-head-1",
+            "namespace": "default-predictor-namespace",
+            "labels": {**labels, C.LABEL_MULTINODE_ROLE: "head"},
+            "annotations": {"annotation": "annotation-value"},
+        },
+        "spec": {
+            "selector": {C.LABEL_APP: "isvc.default-predictor", C.LABEL_GENERATION: "1"},
+            "clusterIP": "None",
+            "publishNotReadyAddresses": True,
+        },
     }
     assert worker["metadata"]["name"] == "default-workers-1"
     assert worker["metadata"]["labels"] == {**labels, C.LABEL_MULTINODE_ROLE: "worker"}
@@ -302,13 +455,24 @@ def test_headless_services_port_service_reconciler_test() -> None:  # service_re
 
 def worker_component(strategy: dict | None) -> Component:
     ext = ComponentExtension.model_validate({"deploymentStrategy": strategy} if strategy else {})
-    return Component(C.PREDICTOR, "m-predictor-worker", "ns", {C.LABEL_ISVC: "m"}, {}, {"containers": [{"name": "worker-container"}]},
-                     ext, app="isvc.m-predictor-worker")
+    return Component(
+        C.PREDICTOR,
+        "m-predictor-worker",
+        "ns",
+        {C.LABEL_ISVC: "m"},
+        {},
+        {"containers": [{"name": "worker-container"}]},
+        ext,
+        app="isvc.m-predictor-worker",
+    )
 
 
 def test_worker_deployment_rollout() -> None:  # deployment_reconciler.go:177-220
     dep = worker_deployment(worker_component(None), pod_template(worker_component(None)), CONFIG, 2)
-    assert dep["spec"]["strategy"] == {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "100%", "maxUnavailable": "0%"}}
+    assert dep["spec"]["strategy"] == {
+        "type": "RollingUpdate",
+        "rollingUpdate": {"maxSurge": "100%", "maxUnavailable": "0%"},
+    }
     assert dep["spec"]["replicas"] == 2
     assert dep["spec"]["selector"] == {"matchLabels": {C.LABEL_APP: "isvc.m-predictor-worker"}}
     assert dep["spec"]["template"]["metadata"]["labels"][C.LABEL_APP] == "isvc.m-predictor-worker"
@@ -316,7 +480,9 @@ def test_worker_deployment_rollout() -> None:  # deployment_reconciler.go:177-22
     assert worker_deployment(recreate, pod_template(recreate), CONFIG, 1)["spec"]["strategy"] == {"type": "Recreate"}
     user = worker_component({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1}})
     assert worker_deployment(user, pod_template(user), CONFIG, 1)["spec"]["strategy"]["rollingUpdate"] == {
-        "maxSurge": "100%", "maxUnavailable": "0%"}
+        "maxSurge": "100%",
+        "maxUnavailable": "0%",
+    }
 
 
 def test_multinode_objects_take_the_workers_finished_template() -> None:
@@ -326,5 +492,7 @@ def test_multinode_objects_take_the_workers_finished_template() -> None:
     objects = multinode_objects(mn, service(mn.head, CONFIG), template, CONFIG)
     assert objects[2]["spec"]["template"]["metadata"]["annotations"] == {"finished": "yes"}
     assert [(o["kind"], o["metadata"]["name"]) for o in objects] == [
-        ("Service", "raw-huggingface-multinode-1-head-1"), ("Service", "raw-huggingface-multinode-1-workers-1"),
-        ("Deployment", "raw-huggingface-multinode-1-predictor-worker")]
+        ("Service", "raw-huggingface-multinode-1-head-1"),
+        ("Service", "raw-huggingface-multinode-1-workers-1"),
+        ("Deployment", "raw-huggingface-multinode-1-predictor-worker"),
+    ]

@@ -17,11 +17,26 @@ from kserve_compile.render.pod_webhook.inject import inject_pod
 
 DATA = Path(__file__).resolve().parents[2] / "kserve_compile" / "data"
 SHIPPED = yaml.safe_load((DATA / "inferenceservice-config.yaml").read_text())["data"]
-AGENT = {"image": "gcr.io/kserve/agent:latest", "cpuRequest": "100m", "cpuLimit": "1", "memoryRequest": "200Mi", "memoryLimit": "1Gi"}
+AGENT = {
+    "image": "gcr.io/kserve/agent:latest",
+    "cpuRequest": "100m",
+    "cpuLimit": "1",
+    "memoryRequest": "200Mi",
+    "memoryLimit": "1Gi",
+}
 LOGGER = {**AGENT, "defaultUrl": "http://httpbin.org/"}
 RES = {"limits": {"cpu": "1", "memory": "1Gi"}, "requests": {"cpu": "100m", "memory": "200Mi"}}
-TCP_PROBE = {"tcpSocket": {"port": 8080}, "initialDelaySeconds": 0, "timeoutSeconds": 1, "periodSeconds": 10, "successThreshold": 1, "failureThreshold": 3}
-TCP_PROBE_JSON = '{"tcpSocket":{"port":8080},"timeoutSeconds":1,"periodSeconds":10,"successThreshold":1,"failureThreshold":3}'
+TCP_PROBE = {
+    "tcpSocket": {"port": 8080},
+    "initialDelaySeconds": 0,
+    "timeoutSeconds": 1,
+    "periodSeconds": 10,
+    "successThreshold": 1,
+    "failureThreshold": 3,
+}
+TCP_PROBE_JSON = (
+    '{"tcpSocket":{"port":8080},"timeoutSeconds":1,"periodSeconds":10,"successThreshold":1,"failureThreshold":3}'
+)
 LABELS = {"serving.kserve.io/inferenceservice": "sklearn", "endpoint": "default", "component": "predictor"}
 
 
@@ -32,8 +47,13 @@ def config(**keys):
 
 
 def inject(annotations, containers, *, name="deployment", cfg=None, objects=(), isvc=None, extra_spec=None):
-    template = {"metadata": {"name": name, "labels": dict(LABELS), "annotations": annotations}, "spec": {"containers": containers, **(extra_spec or {})}}
-    out, warnings = inject_pod(template, namespace="default", config=cfg or config(), cluster=ClusterState.from_manifests(objects), isvc=isvc)
+    template = {
+        "metadata": {"name": name, "labels": dict(LABELS), "annotations": annotations},
+        "spec": {"containers": containers, **(extra_spec or {})},
+    }
+    out, warnings = inject_pod(
+        template, namespace="default", config=cfg or config(), cluster=ClusterState.from_manifests(objects), isvc=isvc
+    )
     return out["spec"], warnings
 
 
@@ -44,7 +64,14 @@ def agent(args, *, env=None, path="/", **extra):
         "args": args,
         "resources": RES,
         "ports": [{"name": "agent-port", "containerPort": 9081, "protocol": "TCP"}],
-        "readinessProbe": {"httpGet": {"httpHeaders": [{"name": "K-Network-Probe", "value": "queue"}], "port": 9081, "path": path, "scheme": "HTTP"}},
+        "readinessProbe": {
+            "httpGet": {
+                "httpHeaders": [{"name": "K-Network-Probe", "value": "queue"}],
+                "port": 9081,
+                "path": path,
+                "scheme": "HTTP",
+            }
+        },
     }
     if env is not None:
         container["env"] = env
@@ -52,16 +79,38 @@ def agent(args, *, env=None, path="/", **extra):
     return container
 
 
-LOGGER_ARGS = ["--log-url", "http://httpbin.org/", "--source-uri", "deployment", "--log-mode", "all", "--inference-service", "sklearn", "--namespace", "default", "--endpoint", "default", "--component", "predictor"]
+LOGGER_ARGS = [
+    "--log-url",
+    "http://httpbin.org/",
+    "--source-uri",
+    "deployment",
+    "--log-mode",
+    "all",
+    "--inference-service",
+    "sklearn",
+    "--namespace",
+    "default",
+    "--endpoint",
+    "default",
+    "--component",
+    "predictor",
+]
 
 
 def test_add_logger():
     # TestAgentInjector "AddLogger" (:264-390)
-    annotations = {"internal.serving.kserve.io/logger": "true", "internal.serving.kserve.io/logger-sink-url": "http://httpbin.org/", "internal.serving.kserve.io/logger-mode": "all"}
+    annotations = {
+        "internal.serving.kserve.io/logger": "true",
+        "internal.serving.kserve.io/logger-sink-url": "http://httpbin.org/",
+        "internal.serving.kserve.io/logger-mode": "all",
+    }
     spec, _ = inject(annotations, [{"name": "sklearn", "readinessProbe": TCP_PROBE}])
     assert spec["containers"] == [
         {"name": "sklearn", "readinessProbe": TCP_PROBE},
-        agent([*LOGGER_ARGS, "--logger-tls-skip-verify", "false", "--component-port", "8080"], env=[{"name": "SERVING_READINESS_PROBE", "value": TCP_PROBE_JSON}]),
+        agent(
+            [*LOGGER_ARGS, "--logger-tls-skip-verify", "false", "--component-port", "8080"],
+            env=[{"name": "SERVING_READINESS_PROBE", "value": TCP_PROBE_JSON}],
+        ),
     ]
 
 
@@ -85,7 +134,11 @@ def test_logger_defaults_and_metadata():
 
 def test_add_batcher():
     # "AddBatcher" (:675-790)
-    annotations = {"internal.serving.kserve.io/batcher": "true", "internal.serving.kserve.io/batcher-max-batchsize": "32", "internal.serving.kserve.io/batcher-max-latency": "100"}
+    annotations = {
+        "internal.serving.kserve.io/batcher": "true",
+        "internal.serving.kserve.io/batcher-max-batchsize": "32",
+        "internal.serving.kserve.io/batcher-max-latency": "100",
+    }
     spec, _ = inject(annotations, [{"name": "sklearn", "readinessProbe": TCP_PROBE}])
     assert spec["containers"][1] == agent(
         ["--enable-batcher", "--max-batchsize", "32", "--max-latency", "100", "--component-port", "8080"],
@@ -118,14 +171,32 @@ def test_puller_mounts_model_dir_and_config():
     spec, _ = inject(annotations, [{"name": "kserve-container", "readinessProbe": TCP_PROBE}])
     assert spec == {
         "containers": [
-            {"name": "kserve-container", "readinessProbe": TCP_PROBE, "volumeMounts": [{"name": "model-dir", "mountPath": "/mnt/models"}]},
+            {
+                "name": "kserve-container",
+                "readinessProbe": TCP_PROBE,
+                "volumeMounts": [{"name": "model-dir", "mountPath": "/mnt/models"}],
+            },
             agent(
-                ["--enable-puller", "--config-dir", "/mnt/configs", "--model-dir", "/mnt/models", "--component-port", "8080"],
+                [
+                    "--enable-puller",
+                    "--config-dir",
+                    "/mnt/configs",
+                    "--model-dir",
+                    "/mnt/models",
+                    "--component-port",
+                    "8080",
+                ],
                 env=[{"name": "SERVING_READINESS_PROBE", "value": TCP_PROBE_JSON}],
-                volumeMounts=[{"name": "model-dir", "mountPath": "/mnt/models"}, {"name": "model-config", "mountPath": "/mnt/configs"}],
+                volumeMounts=[
+                    {"name": "model-dir", "mountPath": "/mnt/models"},
+                    {"name": "model-config", "mountPath": "/mnt/configs"},
+                ],
             ),
         ],
-        "volumes": [{"name": "model-dir", "emptyDir": {}}, {"name": "model-config", "configMap": {"name": "modelconfig-deployment-0"}}],
+        "volumes": [
+            {"name": "model-dir", "emptyDir": {}},
+            {"name": "model-config", "configMap": {"name": "modelconfig-deployment-0"}},
+        ],
     }
 
 
@@ -139,7 +210,10 @@ def test_queue_proxy_env_copied_and_user_port_changed():
 
 def test_component_port_from_kserve_and_transformer_containers():
     # "KserveContainer has port" (:1264-1417); transformer wins when present.
-    spec, _ = inject({"internal.serving.kserve.io/batcher": "true"}, [{"name": "kserve-container", "ports": [{"containerPort": 9000}]}])
+    spec, _ = inject(
+        {"internal.serving.kserve.io/batcher": "true"},
+        [{"name": "kserve-container", "ports": [{"containerPort": 9000}]}],
+    )
     assert spec["containers"][1]["args"][-2:] == ["--component-port", "9000"]
     containers = [{"name": "kserve-container", "ports": [{"containerPort": 9000}]}, {"name": "transformer-container"}]
     spec, _ = inject({"internal.serving.kserve.io/batcher": "true"}, containers)
@@ -149,23 +223,51 @@ def test_component_port_from_kserve_and_transformer_containers():
 def test_http_readiness_probe_path_mirrored():
     # "AddAgentWithHTTPGetReadinessProbe" (:1703-1893) and TestReadinessProbeInheritance (:2243-)
     probe = {"httpGet": {"path": "/v2/health/ready", "port": 8080, "scheme": "HTTP"}, "periodSeconds": 5}
-    spec, _ = inject({"internal.serving.kserve.io/logger": "true"}, [{"name": "sklearn", "readinessProbe": probe, "securityContext": {"runAsUser": 7}}])
+    spec, _ = inject(
+        {"internal.serving.kserve.io/logger": "true"},
+        [{"name": "sklearn", "readinessProbe": probe, "securityContext": {"runAsUser": 7}}],
+    )
     added = spec["containers"][1]
     assert added["readinessProbe"]["httpGet"]["path"] == "/v2/health/ready"
-    assert added["env"] == [{"name": "SERVING_READINESS_PROBE", "value": '{"httpGet":{"path":"/v2/health/ready","port":8080,"scheme":"HTTP"},"periodSeconds":5}'}]
+    assert added["env"] == [
+        {
+            "name": "SERVING_READINESS_PROBE",
+            "value": '{"httpGet":{"path":"/v2/health/ready","port":8080,"scheme":"HTTP"},"periodSeconds":5}',
+        }
+    ]
     assert added["securityContext"] == {"runAsUser": 7}
 
 
 def test_logger_storage_from_isvc_and_ca_bundle():
     # "AddLoggerWithStorage" (:1572-1702): store path/format, logger SA credentials; logger caBundle volume.
     cfg = config(logger={**LOGGER, "caBundle": "logger-ca", "caCertFile": "ca.crt"})
-    isvc = {"spec": {"predictor": {"logger": {"mode": "all", "storage": {"path": "/logs", "parameters": {"format": "json"}}, "batchSize": 5}}}}
+    isvc = {
+        "spec": {
+            "predictor": {
+                "logger": {
+                    "mode": "all",
+                    "storage": {"path": "/logs", "parameters": {"format": "json"}},
+                    "batchSize": 5,
+                }
+            }
+        }
+    }
     objects = [
         {"kind": "ServiceAccount", "metadata": {"name": "default", "namespace": "default"}},
-        {"kind": "ServiceAccount", "metadata": {"name": "logger-sa", "namespace": "default"}, "secrets": [{"name": "s3"}]},
-        {"kind": "Secret", "metadata": {"name": "s3", "namespace": "default"}, "stringData": {"AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "b"}},
+        {
+            "kind": "ServiceAccount",
+            "metadata": {"name": "logger-sa", "namespace": "default"},
+            "secrets": [{"name": "s3"}],
+        },
+        {
+            "kind": "Secret",
+            "metadata": {"name": "s3", "namespace": "default"},
+            "stringData": {"AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "b"},
+        },
     ]
-    spec, warnings = inject({"internal.serving.kserve.io/logger": "true"}, [{"name": "sklearn"}], cfg=cfg, objects=objects, isvc=isvc)
+    spec, warnings = inject(
+        {"internal.serving.kserve.io/logger": "true"}, [{"name": "sklearn"}], cfg=cfg, objects=objects, isvc=isvc
+    )
     added = spec["containers"][1]
     assert added["args"] == [
         *LOGGER_ARGS, "--log-store-path", "/logs", "--log-store-format", "json", "--log-batch-size", "5",
@@ -175,7 +277,10 @@ def test_logger_storage_from_isvc_and_ca_bundle():
     assert spec["volumes"] == [{"name": "agent-ca-bundle", "configMap": {"name": "logger-ca", "optional": True}}]
     assert added["env"][:2] == [
         {"name": "AWS_ACCESS_KEY_ID", "valueFrom": {"secretKeyRef": {"name": "s3", "key": "AWS_ACCESS_KEY_ID"}}},
-        {"name": "AWS_SECRET_ACCESS_KEY", "valueFrom": {"secretKeyRef": {"name": "s3", "key": "AWS_SECRET_ACCESS_KEY"}}},
+        {
+            "name": "AWS_SECRET_ACCESS_KEY",
+            "valueFrom": {"secretKeyRef": {"name": "s3", "key": "AWS_SECRET_ACCESS_KEY"}},
+        },
     ]
     assert warnings == []
 
@@ -187,6 +292,6 @@ def test_bad_agent_resources_error():
 
 
 def test_probe_json_escapes_like_go():
-    assert probe_json({"httpGet": {"path": "/a&b", "port": "http", "httpHeaders": [{"name": "X", "value": "<y>"}]}}) == (
-        '{"httpGet":{"path":"/a\\u0026b","port":"http","httpHeaders":[{"name":"X","value":"\\u003cy\\u003e"}]}}'
-    )
+    assert probe_json(
+        {"httpGet": {"path": "/a&b", "port": "http", "httpHeaders": [{"name": "X", "value": "<y>"}]}}
+    ) == ('{"httpGet":{"path":"/a\\u0026b","port":"http","httpHeaders":[{"name":"X","value":"\\u003cy\\u003e"}]}}')

@@ -33,8 +33,10 @@ def ingress(**fields: object) -> IngressConfig:
     [
         (None, "model-test.example.com"),
         ("{{ .Name }}.{{ .Namespace }}.{{ .IngressDomain }}", "model.test.example.com"),
-        ("{{ .Name }}.{{ .Namespace }}.{{ .Annotations.annotation }}.{{ .IngressDomain }}",
-         "model.test.annotation-value.example.com"),
+        (
+            "{{ .Name }}.{{ .Namespace }}.{{ .Annotations.annotation }}.{{ .IngressDomain }}",
+            "model.test.annotation-value.example.com",
+        ),
         ("{{ .Name }}.{{ .Namespace }}.{{ .Labels.label }}.{{ .IngressDomain }}", "model.test.label-value.example.com"),
     ],
 )
@@ -95,11 +97,17 @@ def test_trailing_dot_is_accepted_and_kept() -> None:
         (["other.com"], ["secondary.com"], []),
         (["example.com"], ["secondary.com"], ["model-test.secondary.com"]),
         (["example.com"], ["secondary.com", "tertiary.com"], ["model-test.secondary.com", "model-test.tertiary.com"]),
-        (["example.com"], ["secondary.com", "secondary.com", "tertiary.com"],
-         ["model-test.secondary.com", "model-test.tertiary.com"]),
+        (
+            ["example.com"],
+            ["secondary.com", "secondary.com", "tertiary.com"],
+            ["model-test.secondary.com", "model-test.tertiary.com"],
+        ),
         (["example.com"], ["invalid_domain", "secondary.com"], ["model-test.secondary.com"]),
-        (["example.org", "example.com", "example.net"], ["secondary.com", "tertiary.com"],
-         ["model-test.secondary.com", "model-test.tertiary.com"]),
+        (
+            ["example.org", "example.com", "example.net"],
+            ["secondary.com", "tertiary.com"],
+            ["model-test.secondary.com", "model-test.tertiary.com"],
+        ),
     ],
 )
 def test_additional_hosts(domains: list[str], additional: list[str] | None, expected: list[str]) -> None:
@@ -127,10 +135,14 @@ def test_generate_path(template: str, expected: str) -> None:
     [
         ("/{{{ .Name }}-{{ .Namespace }}.{{ .IngressDomain }}", "error rendering the url template"),
         ("/{{ .Unknownfield }}/serving/{{ .Namespace }}/{{ .Name }}", "error rendering the url template"),
-        ("myhost/serving/{{ .Namespace }}/{{ .Name }}",
-         'invalid url "myhost/serving/user/model": parse "myhost/serving/user/model": invalid URI for request'),
-        ("http://myhost/serving/{{ .Namespace }}/{{ .Name }}",
-         'invalid url path "http://myhost/serving/user/model": contains either a scheme or a host'),
+        (
+            "myhost/serving/{{ .Namespace }}/{{ .Name }}",
+            'invalid url "myhost/serving/user/model": parse "myhost/serving/user/model": invalid URI for request',
+        ),
+        (
+            "http://myhost/serving/{{ .Namespace }}/{{ .Name }}",
+            'invalid url path "http://myhost/serving/user/model": contains either a scheme or a host',
+        ),
         ("/{{ .Name }}/%zz", 'invalid URL escape "%zz"'),
     ],
 )

@@ -23,8 +23,13 @@ def config(ingress: dict | None = None, **keys: str) -> KServeConfig:
     return parse_config({"ingress": json.dumps({**base, **(ingress or {})}), "inferenceService": "{}", **keys})
 
 
-def isvc(name: str, *components: tuple[str, str], labels: dict | None = None, annotations: dict | None = None,
-         ports: dict[str, tuple[dict, ...]] | None = None) -> RouteInput:
+def isvc(
+    name: str,
+    *components: tuple[str, str],
+    labels: dict | None = None,
+    annotations: dict | None = None,
+    ports: dict[str, tuple[dict, ...]] | None = None,
+) -> RouteInput:
     ports = ports or {}
     return RouteInput(
         name=name,
@@ -36,13 +41,23 @@ def isvc(name: str, *components: tuple[str, str], labels: dict | None = None, an
 
 
 def rule(host: str, service: str) -> dict:
-    return {"host": host, "http": {"paths": [{
-        "path": "/", "pathType": "Prefix", "backend": {"service": {"name": service, "port": {"number": 80}}},
-    }]}}
+    return {
+        "host": host,
+        "http": {
+            "paths": [
+                {
+                    "path": "/",
+                    "pathType": "Prefix",
+                    "backend": {"service": {"name": service, "port": {"number": 80}}},
+                }
+            ]
+        },
+    }
 
 
-def ingress_object(name: str, rules: list[dict], annotations: dict | None = None,
-                   class_name: str | None = None) -> dict:
+def ingress_object(
+    name: str, rules: list[dict], annotations: dict | None = None, class_name: str | None = None
+) -> dict:
     meta: dict[str, Any] = {"name": name, "namespace": "default"}
     if annotations:
         meta["annotations"] = annotations
@@ -59,10 +74,16 @@ STANDARD = {"serving.kserve.io/deploymentMode": "Standard", "serving.kserve.io/a
 def test_predictor_only() -> None:
     # rawkube_controller_test.go:8629-8686 (raw-foo, enableGatewayApi false, no ingressClassName).
     got = standard_ingress(isvc("raw-foo", ("predictor", "raw-foo-predictor"), annotations=STANDARD), config())
-    assert got == [ingress_object("raw-foo", [
-        rule("raw-foo-default.example.com", "raw-foo-predictor"),
-        rule("raw-foo-predictor-default.example.com", "raw-foo-predictor"),
-    ], annotations=STANDARD)]
+    assert got == [
+        ingress_object(
+            "raw-foo",
+            [
+                rule("raw-foo-default.example.com", "raw-foo-predictor"),
+                rule("raw-foo-predictor-default.example.com", "raw-foo-predictor"),
+            ],
+            annotations=STANDARD,
+        )
+    ]
 
 
 def test_annotations_are_unfiltered_and_class_name_is_set() -> None:
@@ -72,10 +93,17 @@ def test_annotations_are_unfiltered_and_class_name_is_set() -> None:
         isvc("m", ("predictor", "m-predictor"), labels={"team": "x"}, annotations=annotations),
         config({"ingressClassName": "istio"}),
     )
-    assert got == [ingress_object("m", [
-        rule("m-default.example.com", "m-predictor"),
-        rule("m-predictor-default.example.com", "m-predictor"),
-    ], annotations=annotations, class_name="istio")]
+    assert got == [
+        ingress_object(
+            "m",
+            [
+                rule("m-default.example.com", "m-predictor"),
+                rule("m-predictor-default.example.com", "m-predictor"),
+            ],
+            annotations=annotations,
+            class_name="istio",
+        )
+    ]
 
 
 def test_explainer_without_transformer() -> None:
@@ -105,8 +133,10 @@ def test_transformer_and_explainer_keep_kserve_oddities() -> None:
 
 def test_no_ingress_when_cluster_local_disabled_or_stopped() -> None:
     predictor = ("predictor", "m-predictor")
-    assert standard_ingress(isvc("m", predictor, labels={"networking.kserve.io/visibility": "cluster-local"}),
-                            config()) == []
+    assert (
+        standard_ingress(isvc("m", predictor, labels={"networking.kserve.io/visibility": "cluster-local"}), config())
+        == []
+    )
     assert standard_ingress(isvc("m", predictor), config({"ingressDomain": "svc.cluster.local"})) == []
     assert standard_ingress(isvc("m", predictor), config({"disableIngressCreation": True})) == []
     assert standard_ingress(isvc("m", predictor, annotations={"serving.kserve.io/stop": "true"}), config()) == []
@@ -159,11 +189,27 @@ def test_status_transformer() -> None:
         # kube_ingress_reconciler_test.go:76-189 (TestCreateAddress), headless rows.
         ((), ":8080"),
         (({"name": "http", "port": 80, "targetPort": 8888, "protocol": "TCP"},), ":8888"),
-        (({"name": "grpc", "port": 8001, "targetPort": 8001, "protocol": "TCP"},
-          {"name": "http", "port": 80, "targetPort": 8888, "protocol": "TCP"}), ":8888"),
+        (
+            (
+                {"name": "grpc", "port": 8001, "targetPort": 8001, "protocol": "TCP"},
+                {"name": "http", "port": 80, "targetPort": 8888, "protocol": "TCP"},
+            ),
+            ":8888",
+        ),
         (({"name": "http", "port": 80, "targetPort": "http-serving", "protocol": "TCP"},), ":8080"),
-        (({"name": "h2c", "port": 8001, "targetPort": 8001, "protocol": "TCP", "appProtocol": "kubernetes.io/h2c"},
-          {"name": "http", "port": 80, "targetPort": 9000, "protocol": "TCP"}), ":9000"),
+        (
+            (
+                {
+                    "name": "h2c",
+                    "port": 8001,
+                    "targetPort": 8001,
+                    "protocol": "TCP",
+                    "appProtocol": "kubernetes.io/h2c",
+                },
+                {"name": "http", "port": 80, "targetPort": 9000, "protocol": "TCP"},
+            ),
+            ":9000",
+        ),
     ],
 )
 def test_status_headless_address_uses_target_port(ports: tuple[dict, ...], suffix: str) -> None:
@@ -189,8 +235,9 @@ def test_status_is_reported_when_ingress_is_not_created() -> None:
     got = standard_status(trans, config({"disableIngressCreation": True}))
     assert got["url"] == "http://test-isvc-default.example.com"
     assert got["address"] == {"url": "http://test-isvc-transformer.default.svc.cluster.local"}
-    local = isvc("test-isvc", ("predictor", "test-isvc-predictor"),
-                 labels={"networking.kserve.io/visibility": "cluster-local"})
+    local = isvc(
+        "test-isvc", ("predictor", "test-isvc-predictor"), labels={"networking.kserve.io/visibility": "cluster-local"}
+    )
     got = standard_status(local, config())
     assert got["url"] == "http://test-isvc-default.example.com"
     assert got["address"] == {"url": "http://test-isvc-predictor.default.svc.cluster.local"}
@@ -198,9 +245,15 @@ def test_status_is_reported_when_ingress_is_not_created() -> None:
 
 def test_status_component_url_uses_component_metadata_when_given() -> None:
     cfg = config({"domainTemplate": "{{ .Name }}.{{ .Labels.component }}.{{ .IngressDomain }}"})
-    route = RouteInput("m", "default", {"component": "isvc"}, {}, {
-        "predictor": RoutedComponent("predictor", "m-predictor", None, (), labels={"component": "predictor"}),
-    })
+    route = RouteInput(
+        "m",
+        "default",
+        {"component": "isvc"},
+        {},
+        {
+            "predictor": RoutedComponent("predictor", "m-predictor", None, (), labels={"component": "predictor"}),
+        },
+    )
     got = standard_status(route, cfg)
     assert got["url"] == "http://m.isvc.example.com"
     assert got["components"] == {"predictor": {"url": "http://m-predictor.predictor.example.com"}}
@@ -212,4 +265,5 @@ def test_status_of_stopped_isvc_has_no_url() -> None:
     assert "url" not in standard_status(stopped, config({"enableGatewayApi": True}))
     # With HTTPRoutes skipped (ingress creation off), KServe sets the URLs before it looks at the stop annotation.
     assert standard_status(stopped, config({"enableGatewayApi": True, "disableIngressCreation": True}))["url"] == (
-        "http://m-default.example.com")
+        "http://m-default.example.com"
+    )

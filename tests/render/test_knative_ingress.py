@@ -60,9 +60,15 @@ def http_route(matches: list[dict], backend: str, rewrite: dict | None = None) -
     out: dict[str, Any] = {
         "match": matches,
         "route": [{"destination": {"host": KNATIVE_LOCAL_GATEWAY_SERVICE, "port": {"number": 80}}, "weight": 100}],
-        "headers": {"request": {"set": {
-            "Host": f"{backend}.{NS}.svc.cluster.local", "KServe-Isvc-Name": NAME, "KServe-Isvc-Namespace": NS,
-        }}},
+        "headers": {
+            "request": {
+                "set": {
+                    "Host": f"{backend}.{NS}.svc.cluster.local",
+                    "KServe-Isvc-Name": NAME,
+                    "KServe-Isvc-Namespace": NS,
+                }
+            }
+        },
     }
     if rewrite:
         out["rewrite"] = rewrite
@@ -78,8 +84,12 @@ def virtual_service(hosts: list[str], gateways: list[str], http: list[dict], lab
     return {
         "apiVersion": "networking.istio.io/v1beta1",
         "kind": "VirtualService",
-        "metadata": {"name": NAME, "namespace": NS, "labels": LABELS if labels is None else labels,
-                     "annotations": VS_ANNOTATIONS},
+        "metadata": {
+            "name": NAME,
+            "namespace": NS,
+            "labels": LABELS if labels is None else labels,
+            "annotations": VS_ANNOTATIONS,
+        },
         "spec": {"hosts": hosts, "gateways": gateways, "http": http},
     }
 
@@ -103,25 +113,31 @@ def test_predictor() -> None:
     got = knative_ingress(isvc(), config())
     assert got == [
         EXTERNAL_NAME_SERVICE,
-        virtual_service([INTERNAL, "my-model.test.example.com"], ALL_GATEWAYS,
-                        [http_route(default_matches(), "my-model-predictor")]),
+        virtual_service(
+            [INTERNAL, "my-model.test.example.com"], ALL_GATEWAYS, [http_route(default_matches(), "my-model-predictor")]
+        ),
     ]
 
 
 def test_transformer() -> None:
     # ingress_reconciler_test.go:267-340 "found transformer and predictor status": traffic goes to the transformer.
     got = knative_ingress(isvc("transformer"), config())
-    assert got[1] == virtual_service([INTERNAL, "my-model.test.example.com"], ALL_GATEWAYS,
-                                     [http_route(default_matches(), "my-model-transformer")])
+    assert got[1] == virtual_service(
+        [INTERNAL, "my-model.test.example.com"], ALL_GATEWAYS, [http_route(default_matches(), "my-model-transformer")]
+    )
 
 
 def test_explainer() -> None:
     # ingress_reconciler_test.go:368-488 "found explainer and predictor status": the :explain route comes first.
     got = knative_ingress(isvc("explainer"), config())
-    assert got[1] == virtual_service([INTERNAL, "my-model.test.example.com"], ALL_GATEWAYS, [
-        http_route(default_matches(uri=EXPLAIN_URI), "my-model-explainer"),
-        http_route(default_matches(), "my-model-predictor"),
-    ])
+    assert got[1] == virtual_service(
+        [INTERNAL, "my-model.test.example.com"],
+        ALL_GATEWAYS,
+        [
+            http_route(default_matches(uri=EXPLAIN_URI), "my-model-explainer"),
+            http_route(default_matches(), "my-model-predictor"),
+        ],
+    )
 
 
 def test_path_template() -> None:
@@ -130,45 +146,75 @@ def test_path_template() -> None:
     cfg = config(ingressDomain="my-domain.com", pathTemplate="/serving/{{ .Namespace }}/{{ .Name }}")
     got = knative_ingress(isvc(), cfg)
     external = "my-model.test.my-domain.com"
-    assert got[1] == virtual_service([INTERNAL, external, "my-domain.com"], ALL_GATEWAYS, [
-        http_route(default_matches(external), "my-model-predictor"),
-        http_route([
-            authority("my-domain.com", [INGRESS_GW], {"prefix": "/serving/test/my-model/"}),
-            authority("my-domain.com", [INGRESS_GW], {"exact": "/serving/test/my-model"}),
-        ], "my-model-predictor", rewrite={"uri": "/"}),
-    ])
+    assert got[1] == virtual_service(
+        [INTERNAL, external, "my-domain.com"],
+        ALL_GATEWAYS,
+        [
+            http_route(default_matches(external), "my-model-predictor"),
+            http_route(
+                [
+                    authority("my-domain.com", [INGRESS_GW], {"prefix": "/serving/test/my-model/"}),
+                    authority("my-domain.com", [INGRESS_GW], {"exact": "/serving/test/my-model"}),
+                ],
+                "my-model-predictor",
+                rewrite={"uri": "/"},
+            ),
+        ],
+    )
 
 
 def test_path_template_with_explainer() -> None:
     # ingress_reconciler_test.go:906-1125 "found predictor and explainer status with path template".
-    got = knative_ingress(isvc("explainer"),
-                          config(ingressDomain="my-domain.com", pathTemplate="/serving/{{ .Namespace }}/{{ .Name }}"))
+    got = knative_ingress(
+        isvc("explainer"), config(ingressDomain="my-domain.com", pathTemplate="/serving/{{ .Namespace }}/{{ .Name }}")
+    )
     external = "my-model.test.my-domain.com"
     explain_regex = r"/serving/test/my-model(/v1/models/[\w-]+:explain)$"
-    assert got[1] == virtual_service([INTERNAL, external, "my-domain.com"], ALL_GATEWAYS, [
-        http_route(default_matches(external, EXPLAIN_URI), "my-model-explainer"),
-        http_route(default_matches(external), "my-model-predictor"),
-        http_route([authority("my-domain.com", [INGRESS_GW], {"regex": explain_regex})], "my-model-explainer",
-                   rewrite={"uriRegexRewrite": {"match": explain_regex, "rewrite": "\\1"}}),
-        http_route([
-            authority("my-domain.com", [INGRESS_GW], {"prefix": "/serving/test/my-model/"}),
-            authority("my-domain.com", [INGRESS_GW], {"exact": "/serving/test/my-model"}),
-        ], "my-model-predictor", rewrite={"uri": "/"}),
-    ])
+    assert got[1] == virtual_service(
+        [INTERNAL, external, "my-domain.com"],
+        ALL_GATEWAYS,
+        [
+            http_route(default_matches(external, EXPLAIN_URI), "my-model-explainer"),
+            http_route(default_matches(external), "my-model-predictor"),
+            http_route(
+                [authority("my-domain.com", [INGRESS_GW], {"regex": explain_regex})],
+                "my-model-explainer",
+                rewrite={"uriRegexRewrite": {"match": explain_regex, "rewrite": "\\1"}},
+            ),
+            http_route(
+                [
+                    authority("my-domain.com", [INGRESS_GW], {"prefix": "/serving/test/my-model/"}),
+                    authority("my-domain.com", [INGRESS_GW], {"exact": "/serving/test/my-model"}),
+                ],
+                "my-model-predictor",
+                rewrite={"uri": "/"},
+            ),
+        ],
+    )
 
 
 def test_additional_domains_from_knative_domain_config() -> None:
     # Adapted from ingress_reconciler_test.go:613-905 (additional ingress domains, with duplicates; no pathTemplate
     # here). The suffixes come from Knative's config-domain keys (live state), passed here as knative_domains.
     # Hosts and matches are deduplicated.
-    cfg = config(ingressDomain="example.com",
-                 additionalIngressDomains=["example.com", "my-additional-domain.com",
-                                           "my-second-additional-domain.com", "my-additional-domain.com"])
+    cfg = config(
+        ingressDomain="example.com",
+        additionalIngressDomains=[
+            "example.com",
+            "my-additional-domain.com",
+            "my-second-additional-domain.com",
+            "my-additional-domain.com",
+        ],
+    )
     got = knative_ingress(isvc(), cfg, knative_domains=["my-domain-1.com", "example.com"])
     extra = ["my-model.test.my-additional-domain.com", "my-model.test.my-second-additional-domain.com"]
-    assert got[1] == virtual_service([INTERNAL, "my-model.test.example.com", *extra], ALL_GATEWAYS, [
-        http_route(default_matches() + [authority(h, [INGRESS_GW]) for h in extra], "my-model-predictor"),
-    ])
+    assert got[1] == virtual_service(
+        [INTERNAL, "my-model.test.example.com", *extra],
+        ALL_GATEWAYS,
+        [
+            http_route(default_matches() + [authority(h, [INGRESS_GW]) for h in extra], "my-model-predictor"),
+        ],
+    )
     # Offline (no config-domain keys) there are no additional hosts.
     assert knative_ingress(isvc(), cfg)[1]["spec"]["hosts"] == [INTERNAL, "my-model.test.example.com"]
 
@@ -178,9 +224,14 @@ def test_cluster_local_visibility_label() -> None:
     # gateways only; the VirtualService keeps the isvc's labels unfiltered.
     local = {"networking.knative.dev/visibility": "cluster-local"}
     got = knative_ingress(isvc(labels=local), config())
-    assert got[1] == virtual_service([INTERNAL], [LOCAL_GW, "mesh"], [
-        http_route([authority(INTERNAL, [LOCAL_GW, "mesh"])], "my-model-predictor"),
-    ], labels=local)
+    assert got[1] == virtual_service(
+        [INTERNAL],
+        [LOCAL_GW, "mesh"],
+        [
+            http_route([authority(INTERNAL, [LOCAL_GW, "mesh"])], "my-model-predictor"),
+        ],
+        labels=local,
+    )
 
 
 def test_route_host_equal_to_cluster_host_is_internal() -> None:
@@ -214,10 +265,14 @@ def test_status_default() -> None:
         "url": "http://my-model.test.example.com",
         "address": {"url": "http://my-model.test.svc.cluster.local"},
         "components": {
-            "predictor": {"url": "http://my-model-predictor.test.example.com",
-                          "address": {"url": "http://my-model-predictor.test.svc.cluster.local"}},
-            "transformer": {"url": "http://my-model-transformer.test.example.com",
-                            "address": {"url": "http://my-model-transformer.test.svc.cluster.local"}},
+            "predictor": {
+                "url": "http://my-model-predictor.test.example.com",
+                "address": {"url": "http://my-model-predictor.test.svc.cluster.local"},
+            },
+            "transformer": {
+                "url": "http://my-model-transformer.test.example.com",
+                "address": {"url": "http://my-model-transformer.test.svc.cluster.local"},
+            },
         },
     }
 
@@ -230,8 +285,13 @@ def test_status_path_template() -> None:
 
 def test_status_disable_istio_virtual_host() -> None:
     # controller_test.go:4361-4464 (foo-disable-istio): url and address are the predictor's own.
-    route = RouteInput("foo-disable-istio", "default", {}, {},
-                       {"predictor": RoutedComponent("predictor", "foo-disable-istio-predictor", None)})
+    route = RouteInput(
+        "foo-disable-istio",
+        "default",
+        {},
+        {},
+        {"predictor": RoutedComponent("predictor", "foo-disable-istio-predictor", None)},
+    )
     got = knative_status(route, config(disableIstioVirtualHost=True, urlScheme="https"))
     assert got["url"] == "https://foo-disable-istio-predictor.default.example.com"
     assert got["address"] == {"url": "http://foo-disable-istio-predictor.default.svc.cluster.local"}
@@ -243,8 +303,12 @@ def test_status_cluster_local() -> None:
     assert got == {
         "url": "http://my-model.test.svc.cluster.local",
         "address": {"url": "http://my-model.test.svc.cluster.local"},
-        "components": {"predictor": {"url": "http://my-model-predictor.test.svc.cluster.local",
-                                     "address": {"url": "http://my-model-predictor.test.svc.cluster.local"}}},
+        "components": {
+            "predictor": {
+                "url": "http://my-model-predictor.test.svc.cluster.local",
+                "address": {"url": "http://my-model-predictor.test.svc.cluster.local"},
+            }
+        },
     }
 
 

@@ -29,7 +29,10 @@ def config(**si):
 
 
 def inject(uri, containers, cfg=None):
-    template = {"metadata": {"labels": {"serving.kserve.io/inferenceservice": "m"}, "annotations": {SRC: uri}}, "spec": {"containers": containers}}
+    template = {
+        "metadata": {"labels": {"serving.kserve.io/inferenceservice": "m"}, "annotations": {SRC: uri}},
+        "spec": {"containers": containers},
+    }
     out, _ = inject_pod(template, namespace="default", config=cfg or config(), cluster=ClusterState())
     return out["spec"]
 
@@ -48,7 +51,12 @@ def test_modelcar_with_shipped_config():
     volume_mount = {"name": "kserve-provision-location", "mountPath": "/mnt"}
     assert spec == {
         "containers": [
-            {"name": "kserve-container", "env": [{"name": "MODEL_INIT_MODE", "value": "async"}], "volumeMounts": [volume_mount], "securityContext": {"runAsUser": 1010}},
+            {
+                "name": "kserve-container",
+                "env": [{"name": "MODEL_INIT_MODE", "value": "async"}],
+                "volumeMounts": [volume_mount],
+                "securityContext": {"runAsUser": 1010},
+            },
             {
                 "name": "modelcar",
                 "image": "myrepo/mymodelimage",
@@ -60,7 +68,13 @@ def test_modelcar_with_shipped_config():
             },
         ],
         "initContainers": [
-            {"name": "modelcar-init", "image": "myrepo/mymodelimage", "args": ["sh", "-c", prefetch("myrepo/mymodelimage")], "resources": MC_RES, "terminationMessagePolicy": "FallbackToLogsOnError"}
+            {
+                "name": "modelcar-init",
+                "image": "myrepo/mymodelimage",
+                "args": ["sh", "-c", prefetch("myrepo/mymodelimage")],
+                "resources": MC_RES,
+                "terminationMessagePolicy": "FallbackToLogsOnError",
+            }
         ],
         "volumes": [{"name": "kserve-provision-location", "emptyDir": {}}],
         "shareProcessNamespace": True,
@@ -73,7 +87,10 @@ def test_modelcar_idempotent_and_transformer():
     assert [c["name"] for c in spec["containers"]] == ["kserve-container", "transformer-container", "modelcar"]
     assert [c["name"] for c in spec["initContainers"]] == ["modelcar-init"]
     again = inject_pod(
-        {"metadata": {"labels": {"serving.kserve.io/inferenceservice": "m"}, "annotations": {SRC: "oci://r/i"}}, "spec": spec},
+        {
+            "metadata": {"labels": {"serving.kserve.io/inferenceservice": "m"}, "annotations": {SRC: "oci://r/i"}},
+            "spec": spec,
+        },
         namespace="default",
         config=config(),
         cluster=ClusterState(),
@@ -101,7 +118,14 @@ def test_oci_native_mode():
     # TestInjectModelcarOciNative (:5625-5701)
     spec = inject("oci+native://reg/img:1", [{"name": "kserve-container"}])
     assert spec == {
-        "containers": [{"name": "kserve-container", "volumeMounts": [{"name": "mnt-models", "mountPath": "/mnt/models", "subPath": "models", "readOnly": True}]}],
+        "containers": [
+            {
+                "name": "kserve-container",
+                "volumeMounts": [
+                    {"name": "mnt-models", "mountPath": "/mnt/models", "subPath": "models", "readOnly": True}
+                ],
+            }
+        ],
         "volumes": [{"name": "mnt-models", "image": {"reference": "reg/img:1", "pullPolicy": "IfNotPresent"}}],
     }
 
@@ -109,42 +133,89 @@ def test_oci_native_mode():
 def test_oci_fetch_mode_with_pull_secret():
     # oci_fetch_test.go: storage initializer download with the first imagePullSecret as docker config.
     template = {
-        "metadata": {"labels": {"serving.kserve.io/inferenceservice": "m"}, "annotations": {SRC: "oci+fetch://reg/img:1"}},
-        "spec": {"containers": [{"name": "kserve-container"}], "imagePullSecrets": [{"name": "regcred"}, {"name": "other"}]},
+        "metadata": {
+            "labels": {"serving.kserve.io/inferenceservice": "m"},
+            "annotations": {SRC: "oci+fetch://reg/img:1"},
+        },
+        "spec": {
+            "containers": [{"name": "kserve-container"}],
+            "imagePullSecrets": [{"name": "regcred"}, {"name": "other"}],
+        },
     }
-    spec = inject_pod(template, namespace="default", config=config(ociInsecureRegistry=True), cluster=ClusterState())[0]["spec"]
+    spec = inject_pod(template, namespace="default", config=config(ociInsecureRegistry=True), cluster=ClusterState())[
+        0
+    ]["spec"]
     init = spec["initContainers"][0]
     assert init["args"] == ["oci://reg/img:1", "/mnt/models"]
-    assert init["env"] == [{"name": "KSERVE_OCI_DOCKER_CONFIG", "value": "/mnt/oci-fetch-auth/config.json"}, {"name": "KSERVE_OCI_INSECURE_REGISTRY", "value": "true"}]
-    assert init["volumeMounts"] == [{"name": "kserve-oci-fetch-docker-config", "mountPath": "/mnt/oci-fetch-auth", "readOnly": True}, {"name": "mnt-models", "mountPath": "/mnt/models"}]
+    assert init["env"] == [
+        {"name": "KSERVE_OCI_DOCKER_CONFIG", "value": "/mnt/oci-fetch-auth/config.json"},
+        {"name": "KSERVE_OCI_INSECURE_REGISTRY", "value": "true"},
+    ]
+    assert init["volumeMounts"] == [
+        {"name": "kserve-oci-fetch-docker-config", "mountPath": "/mnt/oci-fetch-auth", "readOnly": True},
+        {"name": "mnt-models", "mountPath": "/mnt/models"},
+    ]
     assert spec["containers"][0]["volumeMounts"] == [{"name": "mnt-models", "mountPath": "/mnt/models"}]
     assert spec["volumes"][0] == {
         "name": "kserve-oci-fetch-docker-config",
-        "secret": {"secretName": "regcred", "defaultMode": 256, "items": [{"key": ".dockerconfigjson", "path": "config.json"}]},
+        "secret": {
+            "secretName": "regcred",
+            "defaultMode": 256,
+            "items": [{"key": ".dockerconfigjson", "path": "config.json"}],
+        },
     }
 
 
 def test_storage_uris_multiple_oci_indexed():
     # TestCommonStorageInitializationWithOciURI (:5267-5432): index-suffixed names, one per URI.
-    uris = [{"uri": "oci://r/base", "mountPath": "/mnt/base/model"}, {"uri": "oci://r/adapter", "mountPath": "/mnt/adapter/model"}]
-    spec, _ = apply_storage_uris({"containers": [{"name": "kserve-container"}]}, uris, annotations={}, namespace="default", config=config(), cluster=ClusterState())
+    uris = [
+        {"uri": "oci://r/base", "mountPath": "/mnt/base/model"},
+        {"uri": "oci://r/adapter", "mountPath": "/mnt/adapter/model"},
+    ]
+    spec, _ = apply_storage_uris(
+        {"containers": [{"name": "kserve-container"}]},
+        uris,
+        annotations={},
+        namespace="default",
+        config=config(),
+        cluster=ClusterState(),
+    )
     assert [c["name"] for c in spec["containers"]] == ["kserve-container", "modelcar", "modelcar-1"]
     assert [c["name"] for c in spec["initContainers"]] == ["modelcar-init", "modelcar-init-1"]
     assert spec["containers"][0]["volumeMounts"] == [
         {"name": "kserve-provision-location", "mountPath": "/mnt/base"},
         {"name": "kserve-provision-location-1", "mountPath": "/mnt/adapter"},
     ]
-    assert spec["containers"][2]["args"][2] == "mkdir -p /mnt/adapter && ln -sf /proc/$$$$/root/models /mnt/adapter/model && sleep infinity"
+    assert (
+        spec["containers"][2]["args"][2]
+        == "mkdir -p /mnt/adapter && ln -sf /proc/$$$$/root/models /mnt/adapter/model && sleep infinity"
+    )
 
 
 def test_storage_uris_oci_parent_collision():
     # ValidateOCIMountPaths: modelcar paths must not share a parent directory.
     uris = [{"uri": "oci://r/a", "mountPath": "/mnt/models/a"}, {"uri": "oci://r/b", "mountPath": "/mnt/models/b"}]
-    with pytest.raises(InputError, match='OCI mount paths "/mnt/models/a" and "/mnt/models/b" share parent directory "/mnt/models"'):
-        apply_storage_uris({"containers": [{"name": "kserve-container"}]}, uris, annotations={}, namespace="default", config=config(), cluster=ClusterState())
+    with pytest.raises(
+        InputError, match='OCI mount paths "/mnt/models/a" and "/mnt/models/b" share parent directory "/mnt/models"'
+    ):
+        apply_storage_uris(
+            {"containers": [{"name": "kserve-container"}]},
+            uris,
+            annotations={},
+            namespace="default",
+            config=config(),
+            cluster=ClusterState(),
+        )
     too_many = [{"uri": f"oci+native://r/{i}", "mountPath": f"/m/{i}"} for i in range(11)]
     with pytest.raises(InputError, match=r"too many OCI sources \(11\); maximum is 10 per pod"):
-        apply_storage_uris({"containers": [{"name": "kserve-container"}]}, too_many, annotations={}, namespace="default", config=config(), cluster=ClusterState())
+        apply_storage_uris(
+            {"containers": [{"name": "kserve-container"}]},
+            too_many,
+            annotations={},
+            namespace="default",
+            config=config(),
+            cluster=ClusterState(),
+        )
 
 
 @pytest.mark.parametrize(

@@ -24,25 +24,39 @@ def config(**keys):
 
 
 def run(annotations, containers, cfg=None):
-    template = {"metadata": {"labels": dict(ISVC), "annotations": dict(annotations)}, "spec": {"containers": containers}}
+    template = {
+        "metadata": {"labels": dict(ISVC), "annotations": dict(annotations)},
+        "spec": {"containers": containers},
+    }
     out, warnings = inject_pod(template, namespace="default", config=cfg or config(), cluster=ClusterState())
     return out, warnings
 
 
 def test_not_a_kserve_pod_is_untouched():
-    template = {"metadata": {"annotations": {"internal.serving.kserve.io/storage-initializer-sourceuri": "gs://x"}}, "spec": {"containers": [{"name": "kserve-container"}]}}
+    template = {
+        "metadata": {"annotations": {"internal.serving.kserve.io/storage-initializer-sourceuri": "gs://x"}},
+        "spec": {"containers": [{"name": "kserve-container"}]},
+    }
     assert inject_pod(template, namespace="default", config=config(), cluster=ClusterState()) == (template, [])
 
 
 def test_shipped_metrics_config_sets_false_annotations():
     # TestInjectMetricsAggregator "setMetricAggregationFalse" style: annotations copied from the ConfigMap when absent.
     out, _ = run({}, [{"name": "kserve-container"}])
-    assert out["metadata"]["annotations"] == {"serving.kserve.io/enable-metric-aggregation": "false", "serving.kserve.io/enable-prometheus-scraping": "false"}
+    assert out["metadata"]["annotations"] == {
+        "serving.kserve.io/enable-metric-aggregation": "false",
+        "serving.kserve.io/enable-prometheus-scraping": "false",
+    }
 
 
 def test_aggregation_and_scraping_on_queue_proxy():
     # TestInjectMetricsAggregator "setMetricAggregationEnvVarsAndPortsWithCustomPortAndPath" (:120-260)
-    annotations = {"serving.kserve.io/enable-metric-aggregation": "true", "serving.kserve.io/enable-prometheus-scraping": "true", "prometheus.kserve.io/port": "8081", "prometheus.kserve.io/path": "/other/metrics"}
+    annotations = {
+        "serving.kserve.io/enable-metric-aggregation": "true",
+        "serving.kserve.io/enable-prometheus-scraping": "true",
+        "prometheus.kserve.io/port": "8081",
+        "prometheus.kserve.io/path": "/other/metrics",
+    }
     out, _ = run(annotations, [{"name": "kserve-container"}, {"name": "queue-proxy"}])
     assert out["spec"]["containers"][1] == {
         "name": "queue-proxy",
@@ -59,7 +73,11 @@ def test_aggregation_and_scraping_on_queue_proxy():
 
 def test_scraping_without_aggregation_uses_queue_proxy_port():
     # "setPromAnnotationTrueWithAggrFalse" (:400-470)
-    out, _ = run({}, [{"name": "kserve-container"}], cfg=config(metricsAggregator={"enableMetricAggregation": "false", "enablePrometheusScraping": "true"}))
+    out, _ = run(
+        {},
+        [{"name": "kserve-container"}],
+        cfg=config(metricsAggregator={"enableMetricAggregation": "false", "enablePrometheusScraping": "true"}),
+    )
     annotations = out["metadata"]["annotations"]
     assert annotations["prometheus.io/port"] == "9091"
     assert annotations["serving.kserve.io/enable-metric-aggregation"] == "false"
@@ -67,7 +85,14 @@ def test_scraping_without_aggregation_uses_queue_proxy_port():
 
 def test_aggregation_defaults_without_annotations():
     # "setMetricAggregationEnvVarsAndPorts" (:50-119): default port 8080 and /metrics.
-    out, _ = run({}, [{"name": "kserve-container"}, {"name": "queue-proxy", "env": [{"name": "KSERVE_CONTAINER_PROMETHEUS_METRICS_PORT", "value": "1"}]}], cfg=config(metricsAggregator={"enableMetricAggregation": "true", "enablePrometheusScraping": "false"}))
+    out, _ = run(
+        {},
+        [
+            {"name": "kserve-container"},
+            {"name": "queue-proxy", "env": [{"name": "KSERVE_CONTAINER_PROMETHEUS_METRICS_PORT", "value": "1"}]},
+        ],
+        cfg=config(metricsAggregator={"enableMetricAggregation": "true", "enablePrometheusScraping": "false"}),
+    )
     assert out["spec"]["containers"][1]["env"] == [
         {"name": "KSERVE_CONTAINER_PROMETHEUS_METRICS_PORT", "value": "8080"},
         {"name": "KSERVE_CONTAINER_PROMETHEUS_METRICS_PATH", "value": "/metrics"},
@@ -87,7 +112,10 @@ def test_gke_accelerator_selector():
 
 def test_full_pipeline_order_storage_then_agent():
     # mutator.go: storage initializer before the agent, both in one template, annotations kept.
-    annotations = {"internal.serving.kserve.io/storage-initializer-sourceuri": "gs://m", "internal.serving.kserve.io/logger": "true"}
+    annotations = {
+        "internal.serving.kserve.io/storage-initializer-sourceuri": "gs://m",
+        "internal.serving.kserve.io/logger": "true",
+    }
     out, warnings = run(annotations, [{"name": "kserve-container"}])
     assert [c["name"] for c in out["spec"]["containers"]] == ["kserve-container", "agent"]
     assert [c["name"] for c in out["spec"]["initContainers"]] == ["storage-initializer"]
@@ -103,6 +131,19 @@ def test_missing_agent_config_fails_like_kserve():
         run({}, [{"name": "kserve-container"}], cfg=parse_config(data))
 
 
-@pytest.mark.parametrize(("text", "canonical"), [("1", "1"), ("100m", "100m"), ("1000m", "1"), ("0.5", "500m"), ("1Gi", "1Gi"), ("1024Mi", "1Gi"), ("1536Mi", "1536Mi"), ("1000", "1k"), ("15Mi", "15Mi")])
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        ("1", "1"),
+        ("100m", "100m"),
+        ("1000m", "1"),
+        ("0.5", "500m"),
+        ("1Gi", "1Gi"),
+        ("1024Mi", "1Gi"),
+        ("1536Mi", "1536Mi"),
+        ("1000", "1k"),
+        ("15Mi", "15Mi"),
+    ],
+)
 def test_canonical_quantity(text, canonical):
     assert canonical_quantity(text) == canonical

@@ -27,7 +27,13 @@ from kserve_compile.render.pod_webhook.storage import (
 
 DATA = Path(__file__).resolve().parents[2] / "kserve_compile" / "data"
 SHIPPED = yaml.safe_load((DATA / "inferenceservice-config.yaml").read_text())["data"]
-GO_TEST_SI = {"cpuRequest": "100m", "cpuLimit": "1", "memoryRequest": "200Mi", "memoryLimit": "1Gi", "caBundleVolumeMountPath": "/etc/ssl/custom-certs"}
+GO_TEST_SI = {
+    "cpuRequest": "100m",
+    "cpuLimit": "1",
+    "memoryRequest": "200Mi",
+    "memoryLimit": "1Gi",
+    "caBundleVolumeMountPath": "/etc/ssl/custom-certs",
+}
 SRC = "internal.serving.kserve.io/storage-initializer-sourceuri"
 ISVC = "serving.kserve.io/inferenceservice"
 IMAGE = "kserve/storage-initializer:latest"
@@ -59,7 +65,9 @@ def pod(annotations: dict, spec: dict) -> dict:
 
 
 def run(annotations: dict, spec: dict, *, cfg=None, cluster=None, namespace="default"):
-    out, warnings = inject_pod(pod(annotations, spec), namespace=namespace, config=cfg or config(), cluster=cluster or ClusterState())
+    out, warnings = inject_pod(
+        pod(annotations, spec), namespace=namespace, config=cfg or config(), cluster=cluster or ClusterState()
+    )
     return out["spec"], warnings
 
 
@@ -97,19 +105,25 @@ def test_gs_uri_injects_init_container():
         "initContainers": [init(["gs://foo", "/mnt/models"])],
         "volumes": [PROVISION_VOLUME],
     }
-    assert warnings == ["ServiceAccount default/default not in the inputs: no storage credentials injected into storage-initializer"]
+    assert warnings == [
+        "ServiceAccount default/default not in the inputs: no storage credentials injected into storage-initializer"
+    ]
 
 
 def test_readonly_false_annotation():
     # "StorageInitializerInjectedReadOnlyFalse" (:278-345): the user mount becomes writable, the init one always is.
-    spec, _ = run({SRC: "gs://foo", "storage.kserve.io/readonly": "false"}, {"containers": [{"name": "kserve-container"}]})
+    spec, _ = run(
+        {SRC: "gs://foo", "storage.kserve.io/readonly": "false"}, {"containers": [{"name": "kserve-container"}]}
+    )
     assert spec["containers"] == [{"name": "kserve-container", "volumeMounts": [PROVISION_INIT]}]
     assert spec["initContainers"][0]["volumeMounts"] == [PROVISION_INIT]
 
 
 def test_readonly_true_annotation():
     # "StorageInitializerInjectedReadOnlyTrue" (:346-411)
-    spec, _ = run({SRC: "gs://foo", "storage.kserve.io/readonly": "true"}, {"containers": [{"name": "kserve-container"}]})
+    spec, _ = run(
+        {SRC: "gs://foo", "storage.kserve.io/readonly": "true"}, {"containers": [{"name": "kserve-container"}]}
+    )
     assert spec["containers"] == [{"name": "kserve-container", "volumeMounts": [PROVISION_USER]}]
 
 
@@ -120,7 +134,14 @@ def test_pvc_uri_mounts_claim_with_subpath():
         "containers": [
             {
                 "name": "kserve-container",
-                "volumeMounts": [{"name": "kserve-pvc-source", "mountPath": "/mnt/models", "subPath": "some/path/on/pvc", "readOnly": True}],
+                "volumeMounts": [
+                    {
+                        "name": "kserve-pvc-source",
+                        "mountPath": "/mnt/models",
+                        "subPath": "some/path/on/pvc",
+                        "readOnly": True,
+                    }
+                ],
             }
         ],
         "volumes": [{"name": "kserve-pvc-source", "persistentVolumeClaim": {"claimName": "mypvcname"}}],
@@ -130,7 +151,9 @@ def test_pvc_uri_mounts_claim_with_subpath():
 
 def test_pvc_root_has_no_subpath_and_readonly_false():
     # TestDirectVolumeMountForPvc "StorageInitializerNotInjectedForPVCReadOnlyFalse" (:2300-2370)
-    spec, _ = run({SRC: "pvc://mypvcname", "storage.kserve.io/readonly": "false"}, {"containers": [{"name": "kserve-container"}]})
+    spec, _ = run(
+        {SRC: "pvc://mypvcname", "storage.kserve.io/readonly": "false"}, {"containers": [{"name": "kserve-container"}]}
+    )
     assert spec["containers"][0]["volumeMounts"] == [{"name": "kserve-pvc-source", "mountPath": "/mnt/models"}]
 
 
@@ -188,14 +211,21 @@ def test_agent_annotation_skips_storage_initializer():
     annotations = {SRC: "gs://foo", "internal.serving.kserve.io/agent": "true"}
     cfg = config()
     template = pod(annotations, {"containers": [{"name": "kserve-container"}]})
-    inject_storage_initializer(template["metadata"], template["spec"], namespace="default", config=cfg, cluster=ClusterState(), warnings=[])
+    inject_storage_initializer(
+        template["metadata"], template["spec"], namespace="default", config=cfg, cluster=ClusterState(), warnings=[]
+    )
     assert "initContainers" not in template["spec"]
 
 
 def test_default_cluster_storage_container_is_merged():
     # TestStorageContainerCRDInjection with the shipped default CSC (:2924-3010): its container is merged over ours.
     cluster = ClusterState.from_manifests([default_csc()])
-    spec, _ = run({SRC: "s3://foo"}, {"containers": [{"name": "kserve-container"}]}, cluster=cluster, cfg=config(storageInitializer=json.loads(SHIPPED["storageInitializer"])))
+    spec, _ = run(
+        {SRC: "s3://foo"},
+        {"containers": [{"name": "kserve-container"}]},
+        cluster=cluster,
+        cfg=config(storageInitializer=json.loads(SHIPPED["storageInitializer"])),
+    )
     assert spec["initContainers"] == [
         {
             "name": "storage-initializer",
@@ -225,7 +255,12 @@ def custom_csc(name="custom", *, prefix="custom://", regex=None, disabled=None, 
         spec["workloadType"] = workload
     if multi is not None:
         spec["supportsMultiModelDownload"] = multi
-    doc = {"apiVersion": "serving.kserve.io/v1alpha1", "kind": "ClusterStorageContainer", "metadata": {"name": name}, "spec": spec}
+    doc = {
+        "apiVersion": "serving.kserve.io/v1alpha1",
+        "kind": "ClusterStorageContainer",
+        "metadata": {"name": name},
+        "spec": spec,
+    }
     if disabled is not None:
         doc["disabled"] = disabled
     return doc
@@ -248,9 +283,14 @@ def test_custom_storage_container_by_prefix():
 def test_custom_storage_container_by_regex_and_disabled_one_skipped():
     # TestGetStorageContainerSpec (:2682-2761): regex search, disabled CSCs never match.
     cluster = ClusterState.from_manifests(
-        [custom_csc("a-disabled", prefix="https://", disabled=True), custom_csc("b-regex", regex=r"https://(.+?)\.blob\.core\.windows\.net/(.+)")]
+        [
+            custom_csc("a-disabled", prefix="https://", disabled=True),
+            custom_csc("b-regex", regex=r"https://(.+?)\.blob\.core\.windows\.net/(.+)"),
+        ]
     )
-    spec, _ = run({SRC: "https://acct.blob.core.windows.net/c/m"}, {"containers": [{"name": "kserve-container"}]}, cluster=cluster)
+    spec, _ = run(
+        {SRC: "https://acct.blob.core.windows.net/c/m"}, {"containers": [{"name": "kserve-container"}]}, cluster=cluster
+    )
     assert spec["initContainers"][0]["image"] == "kserve/custom:latest"
     spec, _ = run({SRC: "https://example.com/m"}, {"containers": [{"name": "kserve-container"}]}, cluster=cluster)
     assert spec["initContainers"][0]["image"] == IMAGE
@@ -261,7 +301,11 @@ def test_custom_storage_container_by_regex_and_disabled_one_skipped():
     [
         (None, "custom://foo", 'ClusterStorageContainer "custom" not found'),
         (custom_csc(disabled=True), "custom://foo", 'ClusterStorageContainer "custom" is disabled'),
-        (custom_csc(workload="localModelDownloadJob"), "custom://foo", 'has workloadType "localModelDownloadJob"; explicit selection requires "initContainer"'),
+        (
+            custom_csc(workload="localModelDownloadJob"),
+            "custom://foo",
+            'has workloadType "localModelDownloadJob"; explicit selection requires "initContainer"',
+        ),
         (custom_csc(), "s3://foo", 'ClusterStorageContainer "custom" does not support storageUri "s3://foo"'),
     ],
 )
@@ -292,7 +336,13 @@ def test_ca_bundle_from_config_outside_kserve_namespace():
 
 def test_ca_bundle_name_kept_in_kserve_namespace():
     # same test, KServe namespace case: the configured ConfigMap name is used as is.
-    cfg = config(storageInitializer={**GO_TEST_SI, "caBundleConfigMapName": "custom-certs", "caBundleVolumeMountPath": "/etc/custom"})
+    cfg = config(
+        storageInitializer={
+            **GO_TEST_SI,
+            "caBundleConfigMapName": "custom-certs",
+            "caBundleVolumeMountPath": "/etc/custom",
+        }
+    )
     spec, _ = run({SRC: "gs://foo"}, {"containers": [{"name": "kserve-container"}]}, cfg=cfg, namespace="kserve")
     assert spec["initContainers"][0]["env"][:2] == [
         {"name": "CA_BUNDLE_CONFIGMAP_NAME", "value": "custom-certs"},
@@ -304,7 +354,9 @@ def test_user_defined_hf_env_not_duplicated():
     # TestStorageInitializerWithUserDefinedHFEnvVars (:4772-4937): a CSC that sets an HF variable keeps its value.
     csc = custom_csc(prefix="hf://")
     csc["spec"]["container"]["env"] = [{"name": "HF_HUB_ENABLE_HF_TRANSFER", "value": "0"}]
-    spec, _ = run({SRC: "hf://org/m"}, {"containers": [{"name": "kserve-container"}]}, cluster=ClusterState.from_manifests([csc]))
+    spec, _ = run(
+        {SRC: "hf://org/m"}, {"containers": [{"name": "kserve-container"}]}, cluster=ClusterState.from_manifests([csc])
+    )
     assert spec["initContainers"][0]["env"] == [
         {"name": "HF_HUB_ENABLE_HF_TRANSFER", "value": "0"},
         {"name": "HF_XET_HIGH_PERFORMANCE", "value": "1"},
@@ -314,7 +366,10 @@ def test_user_defined_hf_env_not_duplicated():
 
 def test_istio_uid_annotation_sets_run_as_user():
     # TestStorageInitializerUIDForIstioCNI "uid annotation" (:3475-3600)
-    spec, _ = run({SRC: "gs://foo", "serving.kserve.io/storage-initializer-uid": "1337"}, {"containers": [{"name": "kserve-container"}]})
+    spec, _ = run(
+        {SRC: "gs://foo", "serving.kserve.io/storage-initializer-uid": "1337"},
+        {"containers": [{"name": "kserve-container"}]},
+    )
     assert spec["initContainers"][0]["securityContext"] == {"runAsUser": 1337}
 
 
@@ -362,7 +417,9 @@ def test_local_model_label_rewrites_to_pvc():
     import hashlib
 
     key = hashlib.sha256(b"gs://testbucket/testmodel").hexdigest()[:16]
-    assert out["spec"]["volumes"] == [{"name": "kserve-pvc-source", "persistentVolumeClaim": {"claimName": "model-h100"}}]
+    assert out["spec"]["volumes"] == [
+        {"name": "kserve-pvc-source", "persistentVolumeClaim": {"claimName": "model-h100"}}
+    ]
     assert out["spec"]["containers"][0]["volumeMounts"][0]["subPath"] == f"models/{key}/sub"
 
 
@@ -376,10 +433,25 @@ def test_input_template_is_not_mutated():
 # --- storageUris (controller path), TestCommonStorageInitialization (:4404-4568) -------------------------------------
 def test_storage_uris_share_common_parent_volume():
     # "multiple non-PVC URIs" (:4404-4480): one init container, one volume named from the common parent.
-    uris = [{"uri": "s3://bucket/base", "mountPath": "/mnt/models/base"}, {"uri": "s3://bucket/adapter", "mountPath": "/mnt/models/adapter"}]
-    spec, _ = apply_storage_uris({"containers": [{"name": "kserve-container"}]}, uris, annotations={}, namespace="default", config=config(), cluster=ClusterState())
+    uris = [
+        {"uri": "s3://bucket/base", "mountPath": "/mnt/models/base"},
+        {"uri": "s3://bucket/adapter", "mountPath": "/mnt/models/adapter"},
+    ]
+    spec, _ = apply_storage_uris(
+        {"containers": [{"name": "kserve-container"}]},
+        uris,
+        annotations={},
+        namespace="default",
+        config=config(),
+        cluster=ClusterState(),
+    )
     assert spec == {
-        "containers": [{"name": "kserve-container", "volumeMounts": [{"name": "mnt-models", "mountPath": "/mnt/models", "readOnly": True}]}],
+        "containers": [
+            {
+                "name": "kserve-container",
+                "volumeMounts": [{"name": "mnt-models", "mountPath": "/mnt/models", "readOnly": True}],
+            }
+        ],
         "initContainers": [
             init(
                 ["s3://bucket/base", "/mnt/models/base", "s3://bucket/adapter", "/mnt/models/adapter"],
@@ -417,19 +489,40 @@ def test_storage_uris_pvc_without_subpath():
 def test_storage_uris_custom_container_without_multi_download_fails():
     # TestCommonStorageInitializationWithCustomStorageContainer (:4570-4660)
     cluster = ClusterState.from_manifests([custom_csc(multi=False)])
-    with pytest.raises(InputError, match='storage container "storage-initializer" does not support multi-model download'):
-        apply_storage_uris({"containers": [{"name": "kserve-container"}]}, [{"uri": "custom://a"}], annotations={}, namespace="default", config=config(), cluster=cluster)
+    with pytest.raises(
+        InputError, match='storage container "storage-initializer" does not support multi-model download'
+    ):
+        apply_storage_uris(
+            {"containers": [{"name": "kserve-container"}]},
+            [{"uri": "custom://a"}],
+            annotations={},
+            namespace="default",
+            config=config(),
+            cluster=cluster,
+        )
 
 
 def test_storage_uris_missing_container_fails():
     # TestCommonStorageInitializationErrorCases (:4661-4771)
     with pytest.raises(InputError, match="Invalid configuration: cannot find container"):
-        apply_storage_uris({"containers": [{"name": "other"}]}, [{"uri": "s3://a"}], annotations={}, namespace="default", config=config(), cluster=ClusterState())
+        apply_storage_uris(
+            {"containers": [{"name": "other"}]},
+            [{"uri": "s3://a"}],
+            annotations={},
+            namespace="default",
+            config=config(),
+            cluster=ClusterState(),
+        )
 
 
 @pytest.mark.parametrize(
     ("paths", "parent"),
-    [(["/mnt/models/base", "/mnt/models/adapter"], "/mnt/models"), (["/mnt/a"], "/mnt/a"), (["/a/x", "/b/y"], "/"), (["/mnt/models/x", "/mnt/models"], "/mnt/models")],
+    [
+        (["/mnt/models/base", "/mnt/models/adapter"], "/mnt/models"),
+        (["/mnt/a"], "/mnt/a"),
+        (["/a/x", "/b/y"], "/"),
+        (["/mnt/models/x", "/mnt/models"], "/mnt/models"),
+    ],
 )
 def test_common_parent_path(paths, parent):
     # FindCommonParentPath (pkg/utils/storage.go), GetVolumeNameFromPath

@@ -36,7 +36,9 @@ def _rendered_step_paths(scenario: Path) -> set[str]:
             if "--graph-json" in args:
                 graph = orjson.loads(args[args.index("--graph-json") + 1])
                 for node in graph["nodes"].values():
-                    paths |= {urlsplit(s["serviceUrl"]).path or "/" for s in node.get("steps", []) if s.get("serviceUrl")}
+                    paths |= {
+                        urlsplit(s["serviceUrl"]).path or "/" for s in node.get("steps", []) if s.get("serviceUrl")
+                    }
     return paths
 
 
@@ -86,8 +88,9 @@ def test_switch_golden_trace_shows_the_chosen_step() -> None:
 
     async def case() -> str:
         async with stubs(json_answer({"v": 1}), json_answer({"v": 2}), json_answer({"echo": True})) as (v1, v2, echo):
-            plan = plan_local([str(scenario / "input.yaml")],
-                              {"sklearn-v1": v1.base, "sklearn-v2": v2.base, "echo": echo.base}, {})
+            plan = plan_local(
+                [str(scenario / "input.yaml")], {"sklearn-v1": v1.base, "sklearn-v2": v2.base, "echo": echo.base}, {}
+            )
             out, err = io.StringIO(), io.StringIO()
             code = await run_local(plan, port=0, data=b'{"version":"v9"}', headers=[], trace=True, out=out, err=err)
             assert code == 0 and orjson.loads(out.getvalue()) == {"echo": True}
@@ -126,7 +129,9 @@ def test_local_storage_uri_starts_a_model_server_in_the_plan(tmp_path: Path) -> 
     ports = iter([40001, 40002])
     plan = plan_local([str(tmp_path / "in.yaml")], {}, {}, port_for=lambda: next(ports))
     assert plan.models == (LocalModel("iris", str(tmp_path / "m"), "iris", 40001),)
-    assert [s.service_url for s in plan.spec.nodes["root"].steps] == ["http://127.0.0.1:40001/v1/models/iris:predict"] * 2
+    assert [s.service_url for s in plan.spec.nodes["root"].steps] == [
+        "http://127.0.0.1:40001/v1/models/iris:predict"
+    ] * 2
 
 
 def test_parse_pairs() -> None:
@@ -182,22 +187,43 @@ def test_cli_runs_a_graph_over_a_real_onnx_model_server(tmp_path: Path) -> None:
     _identity_model(tmp_path / "iris" / "model.onnx")
     (tmp_path / "graph.yaml").write_text(_GRAPH_AND_ISVC.format(uri="file://" + str(tmp_path / "iris")))
     result = subprocess.run(
-        [sys.executable, "-c", "import cli; cli.main()", "graph", "run", str(tmp_path / "graph.yaml"), "--trace",
-         "-d", '{"instances":[[6.8,2.8,4.8,1.5]]}'],
-        cwd=ROOT, capture_output=True, text=True, timeout=180, check=False, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        [
+            sys.executable,
+            "-c",
+            "import cli; cli.main()",
+            "graph",
+            "run",
+            str(tmp_path / "graph.yaml"),
+            "--trace",
+            "-d",
+            '{"instances":[[6.8,2.8,4.8,1.5]]}',
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert result.returncode == 0, result.stderr
     assert orjson.loads(result.stdout) == {"predictions": [[6.8, 2.8, 4.8, 1.5]]}
     trace = result.stderr
     assert 'trace: root[0] "first" -> http://127.0.0.1:' in trace
-    assert '/v1/models/iris:predict: 200 in ' in trace
+    assert "/v1/models/iris:predict: 200 in " in trace
     # the second step got the first answer with predictions mapped to instances
     assert '  request:  {"instances":[[6.8,2.8,4.8,1.5]]}' in trace.split('"again"')[1]
 
 
 def test_cli_errors() -> None:
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-c", "import cli; cli.main()", "graph", *args], cwd=ROOT,
-                              capture_output=True, text=True, timeout=60, check=False)
+        return subprocess.run(
+            [sys.executable, "-c", "import cli; cli.main()", "graph", *args],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
 
     missing = run("run", "golden/graph-ensemble-standard/input.yaml", "-d", "{}")
     assert missing.returncode == 1 and "spec.nodes.root.steps[0].serviceName" in missing.stderr
@@ -218,11 +244,13 @@ def test_cli_serves_the_graph_until_interrupted(tmp_path: Path) -> None:
     import urllib.request
 
     # a stub backend in a child process (the CLI under test is another process)
-    stub_code = ("import asyncio\nfrom aiohttp import web\n"
-                 "async def h(r):\n    await r.read()\n    return web.Response(body=b'{\"predictions\":[7]}')\n"
-                 "async def main():\n    s = await asyncio.get_running_loop().create_server(web.Server(h), '127.0.0.1', 0)\n"
-                 "    print(s.sockets[0].getsockname()[1], flush=True)\n    await asyncio.Event().wait()\n"
-                 "asyncio.run(main())\n")
+    stub_code = (
+        "import asyncio\nfrom aiohttp import web\n"
+        "async def h(r):\n    await r.read()\n    return web.Response(body=b'{\"predictions\":[7]}')\n"
+        "async def main():\n    s = await asyncio.get_running_loop().create_server(web.Server(h), '127.0.0.1', 0)\n"
+        "    print(s.sockets[0].getsockname()[1], flush=True)\n    await asyncio.Event().wait()\n"
+        "asyncio.run(main())\n"
+    )
     stub = subprocess.Popen([sys.executable, "-c", stub_code], stdout=subprocess.PIPE, text=True)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -232,9 +260,22 @@ def test_cli_serves_the_graph_until_interrupted(tmp_path: Path) -> None:
         assert stub.stdout is not None
         stub_port = int(stub.stdout.readline())
         proc = subprocess.Popen(
-            [sys.executable, "-c", "import cli; cli.main()", "graph", "run", "golden/graph-router-config/input.yaml",
-             "--backend", f"someservice=http://127.0.0.1:{stub_port}", "--port", str(port)],
-            cwd=ROOT, stderr=subprocess.PIPE, text=True)
+            [
+                sys.executable,
+                "-c",
+                "import cli; cli.main()",
+                "graph",
+                "run",
+                "golden/graph-router-config/input.yaml",
+                "--backend",
+                f"someservice=http://127.0.0.1:{stub_port}",
+                "--port",
+                str(port),
+            ],
+            cwd=ROOT,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         deadline = time.monotonic() + 60
         answer = None
         while time.monotonic() < deadline and answer is None:
@@ -248,7 +289,9 @@ def test_cli_serves_the_graph_until_interrupted(tmp_path: Path) -> None:
         assert answer == (200, b'{"predictions":[7]}')
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=30) == 0
-        assert proc.stderr is not None and "InferenceGraph router-config-graph on http://127.0.0.1:" in proc.stderr.read()
+        assert (
+            proc.stderr is not None and "InferenceGraph router-config-graph on http://127.0.0.1:" in proc.stderr.read()
+        )
     finally:
         for p in (proc, stub):
             if p is not None and p.poll() is None:
@@ -264,17 +307,24 @@ def test_request_body_and_header_options(tmp_path: Path) -> None:
     assert _request_body('{"a":1}') == b'{"a":1}'
     with pytest.raises(UsageError, match="--data @/nonexistent/x.json"):
         _request_body("@/nonexistent/x.json")
-    assert _headers(["X-Request-Id: 42", "Authorization:Bearer t"]) == [("X-Request-Id", "42"), ("Authorization", "Bearer t")]
+    assert _headers(["X-Request-Id: 42", "Authorization:Bearer t"]) == [
+        ("X-Request-Id", "42"),
+        ("Authorization", "Bearer t"),
+    ]
     with pytest.raises(UsageError, match="-H takes 'Name: value'"):
         _headers(["nocolon"])
 
 
 def test_service_names_resolve_in_the_graphs_namespace(tmp_path: Path) -> None:
-    isvc = ("apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: m\n  namespace: {ns}\n"
-            "spec:\n  predictor:\n    model:\n      modelFormat:\n        name: sklearn\n      protocolVersion: {proto}\n"
-            "      storageUri: gs://b/m\n---\n")
-    graph = ("apiVersion: serving.kserve.io/v1alpha1\nkind: InferenceGraph\nmetadata:\n  name: g\n  namespace: team\n"
-             "spec:\n  nodes:\n    root:\n      routerType: Sequence\n      steps:\n      - serviceName: m\n")
+    isvc = (
+        "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: m\n  namespace: {ns}\n"
+        "spec:\n  predictor:\n    model:\n      modelFormat:\n        name: sklearn\n      protocolVersion: {proto}\n"
+        "      storageUri: gs://b/m\n---\n"
+    )
+    graph = (
+        "apiVersion: serving.kserve.io/v1alpha1\nkind: InferenceGraph\nmetadata:\n  name: g\n  namespace: team\n"
+        "spec:\n  nodes:\n    root:\n      routerType: Sequence\n      steps:\n      - serviceName: m\n"
+    )
     (tmp_path / "in.yaml").write_text(isvc.format(ns="team", proto="v2") + isvc.format(ns="other", proto="v1") + graph)
     plan = plan_local([str(tmp_path / "in.yaml")], {"m": "http://127.0.0.1:9"}, {})
     assert plan.spec.nodes["root"].steps[0].service_url == "http://127.0.0.1:9/v2/models/m/infer"
@@ -353,14 +403,34 @@ def test_kserve_e2e_model_chainer_over_onnx_model_servers(tmp_path: Path) -> Non
     ``predictions == [1, 1]`` for ``custom_predictor_input.json``."""
     _iris_onnx(tmp_path / "iris" / "model.onnx")
     (tmp_path / "ig.yaml").write_text(_MODEL_CHAINER)
-    models = [f"--model={name}={tmp_path / 'iris'}" for name in
-              ("isvc-sklearn-graph-1", "isvc-sklearn-graph-2", "isvc-xgboost-graph")]
+    models = [
+        f"--model={name}={tmp_path / 'iris'}"
+        for name in ("isvc-sklearn-graph-1", "isvc-sklearn-graph-2", "isvc-xgboost-graph")
+    ]
     result = subprocess.run(
-        [sys.executable, "-c", "import cli; cli.main()", "graph", "run", str(tmp_path / "ig.yaml"), *models, "--trace",
-         "-d", '{"instances":[[6.8,2.8,4.8,1.4],[6.0,3.4,4.5,1.6]]}'],
-        cwd=ROOT, capture_output=True, text=True, timeout=240, check=False)
+        [
+            sys.executable,
+            "-c",
+            "import cli; cli.main()",
+            "graph",
+            "run",
+            str(tmp_path / "ig.yaml"),
+            *models,
+            "--trace",
+            "-d",
+            '{"instances":[[6.8,2.8,4.8,1.4],[6.0,3.4,4.5,1.6]]}',
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     assert orjson.loads(result.stdout)["predictions"] == [1, 1]
-    paths = [line.split(" -> ")[1].split(": ")[0].split("/", 3)[3] for line in result.stderr.splitlines()
-             if line.startswith("trace: ")]
+    paths = [
+        line.split(" -> ")[1].split(": ")[0].split("/", 3)[3]
+        for line in result.stderr.splitlines()
+        if line.startswith("trace: ")
+    ]
     assert paths == ["v1/models/sklearn:predict", "v1/models/isvc-xgboost-graph:predict", "v1/models/iris:predict"]

@@ -21,7 +21,9 @@ def _graph(scenario: str) -> InferenceGraph:
 
 
 def test_mermaid_of_the_switch_graph() -> None:
-    assert to_mermaid(_graph("graph-switch-knative")) == """\
+    assert (
+        to_mermaid(_graph("graph-switch-knative"))
+        == """\
 %% InferenceGraph ml/switch-graph
 flowchart LR
   n0{{"root (Switch)"}}
@@ -34,6 +36,7 @@ flowchart LR
   n0 -.->|"fallback, if [@this].#35;(version!=#quot;#quot;), Soft"| n3
   n3 -.->|"step 0, Soft"| n4
 """
+    )
 
 
 def test_mermaid_shows_weights_and_data() -> None:
@@ -45,7 +48,9 @@ def test_mermaid_shows_weights_and_data() -> None:
 def test_output_does_not_depend_on_document_order() -> None:
     graph = _graph("graph-switch-knative")
     nodes = graph.spec.nodes or {}
-    reordered = graph.model_copy(update={"spec": graph.spec.model_copy(update={"nodes": dict(reversed(list(nodes.items())))})})
+    reordered = graph.model_copy(
+        update={"spec": graph.spec.model_copy(update={"nodes": dict(reversed(list(nodes.items())))})}
+    )
     assert to_mermaid(reordered) == to_mermaid(graph)
     assert to_svg(reordered) == to_svg(graph)
 

@@ -18,45 +18,60 @@ DOC = orjson.loads(b"""{
 }""")
 
 
-@pytest.mark.parametrize(("path", "expected"), [
-    ("name.last", "Anderson"),
-    ("age", 37),
-    ("children", ["Sara", "Alex", "Jack"]),
-    ("children.0", "Sara"),
-    ("children.1", "Alex"),
-    ("friends.1.first", "Roger"),
-    ("child*.2", "Jack"),
-    ("c?ildren.0", "Sara"),
-    (r"fav\.movie", "Deer Hunter"),
-    ("friends.#", 3),
-    ("friends.#.age", [44, 68, 47]),
-    ('friends.#(last=="Murphy").first', "Dale"),
-    ('friends.#(last=="Murphy")#.first', ["Dale", "Jane"]),
-    ("friends.#(age>45)#.last", ["Craig", "Murphy"]),
-    ('friends.#(first%"D*").last', "Murphy"),
-    ('friends.#(first!%"D*").last', "Craig"),
-    ('children.#(!%"*a*")', "Alex"),
-    ('children.#(%"*a*")#', ["Sara", "Jack"]),
-    ('friends.#(nets.#(=="fb"))#.first', ["Dale", "Roger"]),
-    ("friends|0.first", "Dale"),
-    ("friends.0|first", "Dale"),
-    ('friends.#(last="Murphy")#.0', []),
-    ('friends.#(last="Murphy")#|#', 2),
-    ("children.@reverse", ["Jack", "Alex", "Sara"]),
-    ("children.@reverse.0", "Jack"),
-    ("@this.age", 37),
-    ("[name.first,age]", ["Tom", 37]),
-    ('{name.first,age,"the_murphys":friends.#(last="Murphy")#.first}',
-     {"first": "Tom", "age": 37, "the_murphys": ["Dale", "Jane"]}),
-    ("friends.0.nets.#", 3),
-    ("name.@keys", ["first", "last"]),
-])
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("name.last", "Anderson"),
+        ("age", 37),
+        ("children", ["Sara", "Alex", "Jack"]),
+        ("children.0", "Sara"),
+        ("children.1", "Alex"),
+        ("friends.1.first", "Roger"),
+        ("child*.2", "Jack"),
+        ("c?ildren.0", "Sara"),
+        (r"fav\.movie", "Deer Hunter"),
+        ("friends.#", 3),
+        ("friends.#.age", [44, 68, 47]),
+        ('friends.#(last=="Murphy").first', "Dale"),
+        ('friends.#(last=="Murphy")#.first', ["Dale", "Jane"]),
+        ("friends.#(age>45)#.last", ["Craig", "Murphy"]),
+        ('friends.#(first%"D*").last', "Murphy"),
+        ('friends.#(first!%"D*").last', "Craig"),
+        ('children.#(!%"*a*")', "Alex"),
+        ('children.#(%"*a*")#', ["Sara", "Jack"]),
+        ('friends.#(nets.#(=="fb"))#.first', ["Dale", "Roger"]),
+        ("friends|0.first", "Dale"),
+        ("friends.0|first", "Dale"),
+        ('friends.#(last="Murphy")#.0', []),
+        ('friends.#(last="Murphy")#|#', 2),
+        ("children.@reverse", ["Jack", "Alex", "Sara"]),
+        ("children.@reverse.0", "Jack"),
+        ("@this.age", 37),
+        ("[name.first,age]", ["Tom", 37]),
+        (
+            '{name.first,age,"the_murphys":friends.#(last="Murphy")#.first}',
+            {"first": "Tom", "age": 37, "the_murphys": ["Dale", "Jane"]},
+        ),
+        ("friends.0.nets.#", 3),
+        ("name.@keys", ["first", "last"]),
+    ],
+)
 def test_syntax_examples(path: str, expected: object) -> None:
     assert get(DOC, path) == expected
 
 
-@pytest.mark.parametrize("path", ["nope", "name.middle", "children.9", 'friends.#(last=="Smith").first',
-                                  'friends.#(last="Murphy")#|first', "age.x", "children.x"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "nope",
+        "name.middle",
+        "children.9",
+        'friends.#(last=="Smith").first',
+        'friends.#(last="Murphy")#|first',
+        "age.x",
+        "children.x",
+    ],
+)
 def test_missing(path: str) -> None:
     assert get(DOC, path) is MISSING
 
@@ -66,13 +81,16 @@ TILDE = orjson.loads(b"""{"vals": [{"a": 1, "b": "data"}, {"a": 2, "b": true}, {
   {"a": 10, "b": null}, {"a": 11}]}""")
 
 
-@pytest.mark.parametrize(("path", "expected"), [
-    ("vals.#(b==~true)#.a", [2, 6, 7, 8]),
-    ("vals.#(b==~false)#.a", [3, 4, 5, 9, 10, 11]),
-    ("vals.#(b==~null)#.a", [10, 11]),
-    ("vals.#(b==~*)#.a", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]),
-    ("vals.#(b!=~*)#.a", [11]),
-])
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("vals.#(b==~true)#.a", [2, 6, 7, 8]),
+        ("vals.#(b==~false)#.a", [3, 4, 5, 9, 10, 11]),
+        ("vals.#(b==~null)#.a", [10, 11]),
+        ("vals.#(b==~*)#.a", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]),
+        ("vals.#(b!=~*)#.a", [11]),
+    ],
+)
 def test_tilde(path: str, expected: list[int]) -> None:
     assert get(TILDE, path) == expected
 

@@ -36,9 +36,11 @@ async def exchange(port: int, raw: bytes, *, until_close: bool = False) -> bytes
 
 def test_keep_alive_and_pipelined_requests_answered_in_order() -> None:
     async def case(port: int, server: HttpServer) -> None:
-        raw = (b"POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhi"
-               b"GET /b?q=1 HTTP/1.1\r\nHost: x\r\n\r\n"
-               b"POST /c HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 1\r\n\r\nz")
+        raw = (
+            b"POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhi"
+            b"GET /b?q=1 HTTP/1.1\r\nHost: x\r\n\r\n"
+            b"POST /c HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 1\r\n\r\nz"
+        )
         data = await exchange(port, raw, until_close=True)
         answers = data.split(b"HTTP/1.1 200 OK\r\n")[1:]
         assert len(answers) == 3
@@ -52,8 +54,10 @@ def test_keep_alive_and_pipelined_requests_answered_in_order() -> None:
 
 def test_chunked_body_and_expect_continue() -> None:
     async def case(port: int, server: HttpServer) -> None:
-        raw = (b"POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nExpect: 100-continue\r\n"
-               b"Connection: close\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n")
+        raw = (
+            b"POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nExpect: 100-continue\r\n"
+            b"Connection: close\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n"
+        )
         data = await exchange(port, raw, until_close=True)
         assert data.startswith(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n")
         assert data.endswith(b"POST /x 5:abcde")

@@ -34,53 +34,123 @@ def _switch(ok: str, err: str, hard: bool = False) -> dict[str, Any]:
 
 
 def _splitter(err: str, hard: bool = False) -> dict[str, Any]:
-    step: dict[str, Any] = {"name": "node1Step1", "weight": 100, "serviceUrl": err,
-                            "condition": "[@this].#(decision_picker==ERROR)"}
+    step: dict[str, Any] = {
+        "name": "node1Step1",
+        "weight": 100,
+        "serviceUrl": err,
+        "condition": "[@this].#(decision_picker==ERROR)",
+    }
     if hard:
         step["dependency"] = "Hard"
     return {"routerType": "Splitter", "steps": [step]}
 
 
 def _nested(node: dict[str, Any], ok: str, hard: bool) -> dict[str, Any]:
-    return {"nodes": {"root": {"routerType": "Sequence", "steps": [
-        {"name": "rootStep1", "nodeName": "node1", "dependency": "Hard" if hard else "Soft"},
-        {"name": "rootStep2", "serviceUrl": ok}]}, "node1": node}}
+    return {
+        "nodes": {
+            "root": {
+                "routerType": "Sequence",
+                "steps": [
+                    {"name": "rootStep1", "nodeName": "node1", "dependency": "Hard" if hard else "Soft"},
+                    {"name": "rootStep2", "serviceUrl": ok},
+                ],
+            },
+            "node1": node,
+        }
+    }
 
 
 def scenarios(ok: str, err: str) -> dict[str, tuple[dict[str, Any], list[tuple[Any, int, Any]]]]:
     """name → (graph spec, [(request, expected status, expected body)])."""
     return {
         "1 sequence soft->soft ends on the error": (
-            {"nodes": {"root": {"routerType": "Sequence", "steps": [
-                {"serviceUrl": ok}, {"serviceUrl": err, "data": "$request"}]}}},
-            [(IRIS, 404, ERROR)]),
+            {
+                "nodes": {
+                    "root": {
+                        "routerType": "Sequence",
+                        "steps": [{"serviceUrl": ok}, {"serviceUrl": err, "data": "$request"}],
+                    }
+                }
+            },
+            [(IRIS, 404, ERROR)],
+        ),
         "2 sequence error(soft)->success": (
-            {"nodes": {"root": {"routerType": "Sequence", "steps": [
-                {"serviceUrl": err}, {"serviceUrl": ok, "data": "$request"}]}}},
-            [(IRIS, 200, SUCCESS)]),
+            {
+                "nodes": {
+                    "root": {
+                        "routerType": "Sequence",
+                        "steps": [{"serviceUrl": err}, {"serviceUrl": ok, "data": "$request"}],
+                    }
+                }
+            },
+            [(IRIS, 200, SUCCESS)],
+        ),
         "3 sequence hard error stops": (
-            {"nodes": {"root": {"routerType": "Sequence", "steps": [
-                {"name": "rootStep1", "serviceUrl": err, "dependency": "Hard"},
-                {"name": "rootStep2", "serviceUrl": ok, "dependency": "Soft"}]}}},
-            [(IRIS, 404, ERROR)]),
+            {
+                "nodes": {
+                    "root": {
+                        "routerType": "Sequence",
+                        "steps": [
+                            {"name": "rootStep1", "serviceUrl": err, "dependency": "Hard"},
+                            {"name": "rootStep2", "serviceUrl": ok, "dependency": "Soft"},
+                        ],
+                    }
+                }
+            },
+            [(IRIS, 404, ERROR)],
+        ),
         "4 switch error / success / no match": (
-            {"nodes": {"root": {"routerType": "Switch", "steps": [
-                {"name": "rootStep1", "serviceUrl": err, "condition": "[@this].#(decision_picker==ERROR)",
-                 "dependency": "Soft"},
-                {"name": "rootStep2", "serviceUrl": ok, "condition": "[@this].#(decision_picker==SUCCESS)",
-                 "dependency": "Soft"}]}}},
-            [(picker("ERROR"), 404, ERROR), (picker("SUCCESS"), 200, SUCCESS), (picker("NO_MATCH"), 404, NO_MATCH)]),
+            {
+                "nodes": {
+                    "root": {
+                        "routerType": "Switch",
+                        "steps": [
+                            {
+                                "name": "rootStep1",
+                                "serviceUrl": err,
+                                "condition": "[@this].#(decision_picker==ERROR)",
+                                "dependency": "Soft",
+                            },
+                            {
+                                "name": "rootStep2",
+                                "serviceUrl": ok,
+                                "condition": "[@this].#(decision_picker==SUCCESS)",
+                                "dependency": "Soft",
+                            },
+                        ],
+                    }
+                }
+            },
+            [(picker("ERROR"), 404, ERROR), (picker("SUCCESS"), 200, SUCCESS), (picker("NO_MATCH"), 404, NO_MATCH)],
+        ),
         "5 nested switch soft": (_nested(_switch(ok, err), ok, hard=False), [(picker("ERROR"), 200, SUCCESS)]),
         "6 nested switch hard": (_nested(_switch(ok, err, hard=True), ok, hard=True), [(picker("ERROR"), 404, ERROR)]),
         "7 ensemble soft+soft merged": (
-            {"nodes": {"root": {"routerType": "Ensemble", "steps": [
-                {"name": "rootStep1", "serviceUrl": ok}, {"name": "rootStep2", "serviceUrl": err}]}}},
-            [(picker("SUCCESS"), 200, {"rootStep1": SUCCESS, "rootStep2": ERROR})]),
+            {
+                "nodes": {
+                    "root": {
+                        "routerType": "Ensemble",
+                        "steps": [{"name": "rootStep1", "serviceUrl": ok}, {"name": "rootStep2", "serviceUrl": err}],
+                    }
+                }
+            },
+            [(picker("SUCCESS"), 200, {"rootStep1": SUCCESS, "rootStep2": ERROR})],
+        ),
         "8 ensemble hard error returned": (
-            {"nodes": {"root": {"routerType": "Ensemble", "steps": [
-                {"name": "rootStep1", "serviceUrl": err, "dependency": "Hard"},
-                {"name": "rootStep2", "serviceUrl": ok}, {"name": "rootStep3", "serviceUrl": ok}]}}},
-            [(picker("SUCCESS"), 404, ERROR)]),
+            {
+                "nodes": {
+                    "root": {
+                        "routerType": "Ensemble",
+                        "steps": [
+                            {"name": "rootStep1", "serviceUrl": err, "dependency": "Hard"},
+                            {"name": "rootStep2", "serviceUrl": ok},
+                            {"name": "rootStep3", "serviceUrl": ok},
+                        ],
+                    }
+                }
+            },
+            [(picker("SUCCESS"), 404, ERROR)],
+        ),
         "9 nested splitter soft": (_nested(_splitter(err), ok, hard=False), [(picker("ERROR"), 200, SUCCESS)]),
         "10 nested splitter hard": (_nested(_splitter(err, hard=True), ok, hard=True), [(picker("ERROR"), 404, ERROR)]),
     }

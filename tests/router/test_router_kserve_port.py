@@ -40,9 +40,17 @@ async def route(spec: dict[str, Any], body: Any, headers: list[tuple[str, str]] 
 def test_simple_model_chainer() -> None:
     async def case() -> None:
         async with stubs(json_answer({"predictions": "1"}), json_answer({"predictions": "2"})) as (m1, m2):
-            spec = {"nodes": {"root": {"routerType": "Sequence", "steps": [
-                {"name": "model1", "serviceUrl": m1.url, "mapPredictionsToInstances": True},
-                {"name": "model2", "serviceUrl": m2.url, "data": "$response"}]}}}
+            spec = {
+                "nodes": {
+                    "root": {
+                        "routerType": "Sequence",
+                        "steps": [
+                            {"name": "model1", "serviceUrl": m1.url, "mapPredictionsToInstances": True},
+                            {"name": "model2", "serviceUrl": m2.url, "data": "$response"},
+                        ],
+                    }
+                }
+            }
             body, status = await route(spec, {"predictions": ["test", "test2"]}, [("Authorization", "Bearer Token")])
             assert "instances" in orjson.loads(m1.bodies[0])
             assert orjson.loads(m1.bodies[0]) == {"instances": ["test", "test2"]}
@@ -56,8 +64,14 @@ def test_simple_model_chainer() -> None:
 def test_simple_model_ensemble() -> None:
     async def case() -> None:
         async with stubs(json_answer({"predictions": "1"}), json_answer({"predictions": "2"})) as (m1, m2):
-            spec = {"nodes": {"root": {"routerType": "Ensemble", "steps": [
-                {"name": "model1", "serviceUrl": m1.url}, {"name": "model2", "serviceUrl": m2.url}]}}}
+            spec = {
+                "nodes": {
+                    "root": {
+                        "routerType": "Ensemble",
+                        "steps": [{"name": "model1", "serviceUrl": m1.url}, {"name": "model2", "serviceUrl": m2.url}],
+                    }
+                }
+            }
             body, status = await route(spec, {"instances": ["test", "test2"]}, [("Authorization", "Bearer Token")])
             assert orjson.loads(body) == {"model1": {"predictions": "1"}, "model2": {"predictions": "2"}}
             assert status == 200
@@ -71,18 +85,38 @@ def _labelled(label: str, scores: list[float]):
 
 def test_inference_graph_with_condition() -> None:
     async def case() -> None:
-        async with stubs(_labelled("cat", [0.1, 0.9]), _labelled("dog", [0.8, 0.2]),
-                         _labelled("beagle", [0.1, 0.9]), _labelled("poodle", [0.8, 0.2])) as (m1, m2, m3, m4):
-            spec = {"nodes": {
-                "root": {"routerType": "Sequence", "steps": [
-                    {"name": "step1", "nodeName": "animal-categorize"},
-                    {"name": "step2", "nodeName": "breed-categorize", "condition": 'predictions.#(label=="dog")'}]},
-                "animal-categorize": {"routerType": "Switch", "steps": [
-                    {"name": "model1", "serviceUrl": m1.url, "condition": 'instances.#(modelId=="1")'},
-                    {"name": "model2", "serviceUrl": m2.url, "condition": 'instances.#(modelId=="2")'}]},
-                "breed-categorize": {"routerType": "Ensemble", "steps": [
-                    {"name": "model3", "serviceUrl": m3.url}, {"name": "model4", "serviceUrl": m4.url}]},
-            }}
+        async with stubs(
+            _labelled("cat", [0.1, 0.9]),
+            _labelled("dog", [0.8, 0.2]),
+            _labelled("beagle", [0.1, 0.9]),
+            _labelled("poodle", [0.8, 0.2]),
+        ) as (m1, m2, m3, m4):
+            spec = {
+                "nodes": {
+                    "root": {
+                        "routerType": "Sequence",
+                        "steps": [
+                            {"name": "step1", "nodeName": "animal-categorize"},
+                            {
+                                "name": "step2",
+                                "nodeName": "breed-categorize",
+                                "condition": 'predictions.#(label=="dog")',
+                            },
+                        ],
+                    },
+                    "animal-categorize": {
+                        "routerType": "Switch",
+                        "steps": [
+                            {"name": "model1", "serviceUrl": m1.url, "condition": 'instances.#(modelId=="1")'},
+                            {"name": "model2", "serviceUrl": m2.url, "condition": 'instances.#(modelId=="2")'},
+                        ],
+                    },
+                    "breed-categorize": {
+                        "routerType": "Ensemble",
+                        "steps": [{"name": "model3", "serviceUrl": m3.url}, {"name": "model4", "serviceUrl": m4.url}],
+                    },
+                }
+            }
             body, status = await route(spec, {"instances": [{"modelId": "2"}]}, [("Authorization", "Bearer Token")])
             response = orjson.loads(body)
             assert response["model3"] == {"predictions": [{"label": "beagle", "score": [0.1, 0.9]}]}
@@ -96,9 +130,17 @@ def test_inference_graph_with_condition() -> None:
 def test_inference_graph_sequence_with_unmet_condition() -> None:
     async def case() -> None:
         async with stubs(_labelled("cat", [0.8, 0.2])) as (m1,):
-            spec = {"nodes": {"root": {"routerType": "Sequence", "steps": [
-                {"name": "step1", "serviceUrl": m1.url},
-                {"name": "step2", "serviceUrl": "http://dummy", "condition": 'predictions.#(label=="dog")'}]}}}
+            spec = {
+                "nodes": {
+                    "root": {
+                        "routerType": "Sequence",
+                        "steps": [
+                            {"name": "step1", "serviceUrl": m1.url},
+                            {"name": "step2", "serviceUrl": "http://dummy", "condition": 'predictions.#(label=="dog")'},
+                        ],
+                    }
+                }
+            }
             body, status = await route(spec, {"instances": [{"modelId": "1"}]})
             assert status == 200  # the condition for step2 is unmet: 200 with step1's answer
             assert orjson.loads(body) == {"predictions": [{"label": "cat", "score": [0.8, 0.2]}]}
@@ -112,8 +154,11 @@ async def _call_with_patterns(patterns: list[str], headers: list[tuple[str, str]
         client = ServiceClient(None)
         await client.start()
         try:
-            body, status = await client.post(parse_target(m1.url), orjson.dumps({"instances": ["test", "test2"]}),
-                                             outbound_headers(headers, compiled))
+            body, status = await client.post(
+                parse_target(m1.url),
+                orjson.dumps({"instances": ["test", "test2"]}),
+                outbound_headers(headers, compiled),
+            )
         finally:
             await client.close()
     assert status == 200
@@ -164,8 +209,14 @@ def test_malformed_url() -> None:
                 await client.post(parse_target("http://single-1.default.{$your-domain}/switch"), b"", [])
         finally:
             await client.close()
-        spec = {"nodes": {"root": {"routerType": "Sequence", "steps": [
-            {"serviceUrl": "http://single-1.default.{$your-domain}/switch"}]}}}
+        spec = {
+            "nodes": {
+                "root": {
+                    "routerType": "Sequence",
+                    "steps": [{"serviceUrl": "http://single-1.default.{$your-domain}/switch"}],
+                }
+            }
+        }
         g = graph(spec)
         router = Router(g, ServiceClient(None))
         await router.client.start()
@@ -177,14 +228,22 @@ def test_malformed_url() -> None:
     asyncio.run(case())
 
 
-MANY = [("Authorization", "Bearer Token"), ("Test-Header-1", "Test-Header-1"), ("Test-Header-2", "Test-Header-2"),
-        ("Test-Header-3", "Test-Header-3")]
+MANY = [
+    ("Authorization", "Bearer Token"),
+    ("Test-Header-1", "Test-Header-1"),
+    ("Test-Header-2", "Test-Header-2"),
+    ("Test-Header-3", "Test-Header-3"),
+]
 
 
 def test_call_service_when_multiple_headers_to_propagate_using_patterns() -> None:
     received = asyncio.run(_call_with_patterns(["Test-Header-*", "Auth*"], MANY))
-    assert received == {"Test-Header-1": "Test-Header-1", "Test-Header-2": "Test-Header-2",
-                        "Test-Header-3": "Test-Header-3", "Authorization": "Bearer Token"}
+    assert received == {
+        "Test-Header-1": "Test-Header-1",
+        "Test-Header-2": "Test-Header-2",
+        "Test-Header-3": "Test-Header-3",
+        "Authorization": "Bearer Token",
+    }
 
 
 def test_call_service_when_multiple_headers_to_propagate_using_invalid_pattern() -> None:
@@ -195,22 +254,38 @@ def test_call_service_when_multiple_headers_to_propagate_using_invalid_pattern()
     assert received == {"Authorization": "Bearer Token"}  # the invalid pattern is ignored
 
 
-@pytest.mark.parametrize(("server_timeout", "step_seconds", "expect_error"),
-                         [(None, 0.001, False), (1, 1.0, True), (2, 0.5, False)], ids=["default", "timeout", "success"])
+@pytest.mark.parametrize(
+    ("server_timeout", "step_seconds", "expect_error"),
+    [(None, 0.001, False), (1, 1.0, True), (2, 0.5, False)],
+    ids=["default", "timeout", "success"],
+)
 def test_server_timeout(server_timeout: int | None, step_seconds: float, expect_error: bool) -> None:
     async def slow(answer: bytes):
         async def handler(body: bytes, headers: Any) -> tuple[int, bytes]:
             await asyncio.sleep(step_seconds)
             return 200, answer
+
         return handler
 
     async def case() -> None:
         async with stubs(await slow(b'{"predictions":"1"}'), await slow(b'{"predictions":"2"}')) as (m1, m2):
-            spec: dict[str, Any] = {"nodes": {"root": {"routerType": "Sequence", "steps": [
-                {"name": "model1", "serviceUrl": m1.url}, {"name": "model2", "serviceUrl": m2.url, "data": "$response"}]}}}
+            spec: dict[str, Any] = {
+                "nodes": {
+                    "root": {
+                        "routerType": "Sequence",
+                        "steps": [
+                            {"name": "model1", "serviceUrl": m1.url},
+                            {"name": "model2", "serviceUrl": m2.url, "data": "$response"},
+                        ],
+                    }
+                }
+            }
             if server_timeout is not None:
-                spec["routerTimeouts"] = {"serverRead": server_timeout, "serverWrite": server_timeout,
-                                          "serverIdle": server_timeout}
+                spec["routerTimeouts"] = {
+                    "serverRead": server_timeout,
+                    "serverWrite": server_timeout,
+                    "serverIdle": server_timeout,
+                }
             g = graph(spec)
             server = RouterServer(Router(g, ServiceClient(None)), g.timeouts, drain_seconds=0)
             port = await server.start("127.0.0.1", 0)
@@ -230,8 +305,10 @@ def test_server_timeout(server_timeout: int | None, step_seconds: float, expect_
 
 
 def _weighted(w1: int, w2: int) -> tuple[Step, ...]:
-    return (Step(name="model1", service_url="http://example.com/model1", weight=w1),
-            Step(name="model2", service_url="http://example.com/model2", weight=w2))
+    return (
+        Step(name="model1", service_url="http://example.com/model1", weight=w1),
+        Step(name="model2", service_url="http://example.com/model2", weight=w2),
+    )
 
 
 @pytest.mark.parametrize("weights", [(20, 80), (30, 70)])

@@ -44,9 +44,25 @@ def _wait_ready(port: int, proc: subprocess.Popen[bytes]) -> None:
 
 def test_readyz_fails_after_sigterm_then_drains_and_exits() -> None:
     port = _free_port()
-    graph = orjson.dumps({"nodes": {"root": {"routerType": "Switch", "steps": [{"serviceUrl": "http://127.0.0.1:1", "condition": "a"}]}}})
-    proc = subprocess.Popen([sys.executable, "-m", "router", f"--graph-json={graph.decode()}", "--port", str(port),
-                             "--host", "127.0.0.1", "--drain-seconds", "1.5"], cwd=ROOT, stderr=subprocess.PIPE)
+    graph = orjson.dumps(
+        {"nodes": {"root": {"routerType": "Switch", "steps": [{"serviceUrl": "http://127.0.0.1:1", "condition": "a"}]}}}
+    )
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "router",
+            f"--graph-json={graph.decode()}",
+            "--port",
+            str(port),
+            "--host",
+            "127.0.0.1",
+            "--drain-seconds",
+            "1.5",
+        ],
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+    )
     try:
         _wait_ready(port, proc)
         status, body, ctype = _get(f"http://127.0.0.1:{port}/any/path?q=1", data=b'{"b":1}')
@@ -64,8 +80,13 @@ def test_readyz_fails_after_sigterm_then_drains_and_exits() -> None:
 
 
 def test_bad_graph_json_exits_1_with_a_message() -> None:
-    result = subprocess.run([sys.executable, "-m", "router", "--graph-json", '{"nodes": 5}'], cwd=ROOT,
-                            capture_output=True, timeout=30, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "router", "--graph-json", '{"nodes": 5}'],
+        cwd=ROOT,
+        capture_output=True,
+        timeout=30,
+        check=False,
+    )
     assert result.returncode == 1
     assert b"failed to unmarshall inference graph json: nodes: must be an object" in result.stderr
     assert b"Traceback" not in result.stderr
@@ -78,8 +99,11 @@ def test_missing_flag_is_a_usage_error() -> None:
 
 def test_router_imports_nothing_of_the_compiler() -> None:
     """The image (router/Dockerfile) ships router/ with aiohttp, uvloop and orjson only."""
-    code = ("import sys, router.main, router.server, router.engine; "
-            "print(sorted({m.split('.')[0] for m in sys.modules} & {'kserve_compile', 'pydantic', 'yaml', 'typer', 'server'}))")
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, check=True)
+    code = (
+        "import sys, router.main, router.server, router.engine; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'kserve_compile', 'pydantic', 'yaml', 'typer', 'server'}))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, check=True
+    )
     assert result.stdout.strip() == "[]"
-

@@ -36,7 +36,9 @@ def seq(*steps: dict[str, Any]) -> dict[str, Any]:
 def test_sequence_soft_failure_continues_and_last_status_wins() -> None:
     async def case():
         async with stubs(json_answer({"e": 1}, 503), json_answer({"ok": True}, 201)) as (a, b):
-            status, body, _ = await handle(seq({"serviceUrl": a.url}, {"serviceUrl": b.url, "data": "$response"}), b"{}")
+            status, body, _ = await handle(
+                seq({"serviceUrl": a.url}, {"serviceUrl": b.url, "data": "$response"}), b"{}"
+            )
             assert (status, body) == (201, b'{"ok":true}')
             assert b.bodies == [b'{"e":1}']  # the failing step's answer is chained
 
@@ -46,7 +48,9 @@ def test_sequence_soft_failure_continues_and_last_status_wins() -> None:
 def test_sequence_hard_failure_stops_with_its_answer() -> None:
     async def case():
         async with stubs(json_answer({"e": 1}, 503), json_answer({"ok": True})) as (a, b):
-            status, body, _ = await handle(seq({"serviceUrl": a.url, "dependency": "Hard"}, {"serviceUrl": b.url}), b"{}")
+            status, body, _ = await handle(
+                seq({"serviceUrl": a.url, "dependency": "Hard"}, {"serviceUrl": b.url}), b"{}"
+            )
             assert (status, body) == (503, b'{"e":1}')
             assert b.bodies == []
 
@@ -56,7 +60,9 @@ def test_sequence_hard_failure_stops_with_its_answer() -> None:
 def test_sequence_without_response_data_sends_the_request_to_every_step() -> None:
     async def case():
         async with stubs(json_answer({"a": 1}), json_answer({"b": 2})) as (a, b):
-            status, body, _ = await handle(seq({"serviceUrl": a.url}, {"serviceUrl": b.url, "data": "$response.x"}), b'{"in":1}')
+            status, body, _ = await handle(
+                seq({"serviceUrl": a.url}, {"serviceUrl": b.url, "data": "$response.x"}), b'{"in":1}'
+            )
             assert b.bodies == [b'{"in":1}']  # only the exact "$response" chains
             assert (status, body) == (200, b'{"b":2}')
 
@@ -73,13 +79,17 @@ def test_condition_on_first_step_is_invalid_response() -> None:
     run(case())
 
 
-SWITCH = {"nodes": {"root": {"routerType": "Switch", "steps": [{"serviceUrl": "http://127.0.0.1:1/x", "condition": "a"}]}}}
+SWITCH = {
+    "nodes": {"root": {"routerType": "Switch", "steps": [{"serviceUrl": "http://127.0.0.1:1/x", "condition": "a"}]}}
+}
 
 
 def test_switch_without_match_is_404_at_the_root() -> None:
     status, body, _ = run(handle(SWITCH, b'{"b":1}'))
     assert status == 404
-    assert body == b'{"error":"Failed to process request","cause":"None of the routes matched with the switch condition"}'
+    assert (
+        body == b'{"error":"Failed to process request","cause":"None of the routes matched with the switch condition"}'
+    )
     assert run(handle(SWITCH, b"not json"))[0] == 404
 
 
@@ -106,8 +116,14 @@ def test_unknown_router_type_and_missing_node() -> None:
 def test_splitter_picks_by_cumulative_weight() -> None:
     async def case():
         async with stubs(json_answer({"s": "a"}), json_answer({"s": "b"})) as (a, b):
-            spec = {"nodes": {"root": {"routerType": "Splitter", "steps": [
-                {"serviceUrl": a.url, "weight": 30}, {"serviceUrl": b.url, "weight": 70}]}}}
+            spec = {
+                "nodes": {
+                    "root": {
+                        "routerType": "Splitter",
+                        "steps": [{"serviceUrl": a.url, "weight": 30}, {"serviceUrl": b.url, "weight": 70}],
+                    }
+                }
+            }
             assert (await handle(spec, b"{}", randbelow=lambda n: 29))[1] == b'{"s":"a"}'
             assert (await handle(spec, b"{}", randbelow=lambda n: 30))[1] == b'{"s":"b"}'
             short = {"nodes": {"root": {"routerType": "Splitter", "steps": [{"serviceUrl": a.url, "weight": 30}]}}}
@@ -120,8 +136,14 @@ def test_splitter_picks_by_cumulative_weight() -> None:
 def test_splitter_and_switch_return_the_step_status_even_for_hard_failures() -> None:
     async def case():
         async with stubs(json_answer({"e": 1}, 502)) as (a,):
-            spec = {"nodes": {"root": {"routerType": "Splitter", "steps": [
-                {"serviceUrl": a.url, "weight": 100, "dependency": "Hard"}]}}}
+            spec = {
+                "nodes": {
+                    "root": {
+                        "routerType": "Splitter",
+                        "steps": [{"serviceUrl": a.url, "weight": 100, "dependency": "Hard"}],
+                    }
+                }
+            }
             assert (await handle(spec, b"{}"))[:2] == (502, b'{"e":1}')
 
     run(case())
@@ -130,8 +152,14 @@ def test_splitter_and_switch_return_the_step_status_even_for_hard_failures() -> 
 def test_ensemble_merges_by_name_or_index_in_go_bytes() -> None:
     async def case():
         async with stubs(json_answer({"z": 1.0, "a": "<b>"}), json_answer({"p": [1e21]}, 500)) as (a, b):
-            spec = {"nodes": {"root": {"routerType": "Ensemble", "steps": [
-                {"name": "first", "serviceUrl": a.url}, {"serviceUrl": b.url}]}}}
+            spec = {
+                "nodes": {
+                    "root": {
+                        "routerType": "Ensemble",
+                        "steps": [{"name": "first", "serviceUrl": a.url}, {"serviceUrl": b.url}],
+                    }
+                }
+            }
             status, body, ctype = await handle(spec, b"{}")
             assert (status, ctype) == (200, "application/json")  # a Soft failure is merged, status 200
             assert body == b'{"1":{"p":[1e+21]},"first":{"a":"\\u003cb\\u003e","z":1}}'
@@ -142,8 +170,17 @@ def test_ensemble_merges_by_name_or_index_in_go_bytes() -> None:
 def test_ensemble_hard_failure_is_returned_re_encoded() -> None:
     async def case():
         async with stubs(json_answer({"ok": 1}), json_answer({"b": 2.0, "a": 1}, 422)) as (a, b):
-            spec = {"nodes": {"root": {"routerType": "Ensemble", "steps": [
-                {"name": "x", "serviceUrl": a.url}, {"name": "y", "serviceUrl": b.url, "dependency": "Hard"}]}}}
+            spec = {
+                "nodes": {
+                    "root": {
+                        "routerType": "Ensemble",
+                        "steps": [
+                            {"name": "x", "serviceUrl": a.url},
+                            {"name": "y", "serviceUrl": b.url, "dependency": "Hard"},
+                        ],
+                    }
+                }
+            }
             assert (await handle(spec, b"{}"))[:2] == (422, b'{"a":1,"b":2}')
 
     run(case())
@@ -152,11 +189,20 @@ def test_ensemble_hard_failure_is_returned_re_encoded() -> None:
 def test_ensemble_step_answer_must_be_an_object() -> None:
     async def case():
         async with stubs(json_answer([1, 2]), json_answer({"ok": 1})) as (a, b):
-            spec = {"nodes": {"root": {"routerType": "Ensemble", "steps": [
-                {"name": "x", "serviceUrl": a.url}, {"name": "y", "serviceUrl": b.url}]}}}
+            spec = {
+                "nodes": {
+                    "root": {
+                        "routerType": "Ensemble",
+                        "steps": [{"name": "x", "serviceUrl": a.url}, {"name": "y", "serviceUrl": b.url}],
+                    }
+                }
+            }
             status, body, _ = await handle(spec, b"{}")
             assert status == 500
-            assert orjson.loads(body)["cause"] == "json: cannot unmarshal array into Go value of type map[string]interface {}"
+            assert (
+                orjson.loads(body)["cause"]
+                == "json: cannot unmarshal array into Go value of type map[string]interface {}"
+            )
 
     run(case())
 
@@ -170,15 +216,18 @@ def test_non_json_answer_has_no_json_content_type() -> None:
     run(case())
 
 
-@pytest.mark.parametrize(("request_body", "expected"), [
-    (b'{"predictions":[1.0,{"b":1,"a":"<"}],"other":1}', b'{"instances":[1,{"a":"\\u003c","b":1}]}'),
-    (b'{"Predictions":[1]}', b'{"instances":[1]}'),
-    (b'{"predictions":[]}', b'{"predictions":[]}'),
-    (b'{"predictions":[1],"instances":"x"}', b'{"predictions":[1],"instances":"x"}'),
-    (b'{"predictions":"x"}', b'{"predictions":"x"}'),
-    (b"[1]", b"[1]"),
-    (b"nope", b"nope"),
-])
+@pytest.mark.parametrize(
+    ("request_body", "expected"),
+    [
+        (b'{"predictions":[1.0,{"b":1,"a":"<"}],"other":1}', b'{"instances":[1,{"a":"\\u003c","b":1}]}'),
+        (b'{"Predictions":[1]}', b'{"instances":[1]}'),
+        (b'{"predictions":[]}', b'{"predictions":[]}'),
+        (b'{"predictions":[1],"instances":"x"}', b'{"predictions":[1],"instances":"x"}'),
+        (b'{"predictions":"x"}', b'{"predictions":"x"}'),
+        (b"[1]", b"[1]"),
+        (b"nope", b"nope"),
+    ],
+)
 def test_predictions_to_instances(request_body: bytes, expected: bytes) -> None:
     assert predictions_to_instances(request_body) == expected
 
@@ -188,8 +237,10 @@ def test_spec_errors_name_the_field() -> None:
         parse_graph(b'{"nodes":{"root":{"routerType":"Splitter","steps":[{"weight":"x"}]}}}')
     with pytest.raises(SpecError, match="does not parse"):
         parse_graph(b"{")
-    g = parse_graph(b'{"nodes":{"root":{"RouterType":"Sequence","steps":[{"ServiceURL":"http://a"}]}},"extra":1,'
-                    b'"routerTimeouts":{"serviceClient":5}}')
+    g = parse_graph(
+        b'{"nodes":{"root":{"RouterType":"Sequence","steps":[{"ServiceURL":"http://a"}]}},"extra":1,'
+        b'"routerTimeouts":{"serviceClient":5}}'
+    )
     assert g.nodes["root"].router_type == "Sequence" and g.nodes["root"].steps[0].service_url == "http://a"
     assert (g.timeouts.service_client, g.timeouts.server_read) == (5, 60)
 
@@ -213,10 +264,21 @@ def test_outbound_headers_canonical_names_all_values_and_never_copied() -> None:
     from router.client import canonical_header, compile_patterns, outbound_headers
 
     patterns, _ = compile_patterns(["X-Request-Id", ".*-Trace", "Host", "Content-Length", "Content-Type"])
-    inbound = [("x-request-id", "a"), ("X-REQUEST-ID", "b"), ("b3-trace", "t"), ("Host", "h"), ("Content-Length", "9"),
-               ("content-type", "text/plain"), ("Authorization", "secret")]
-    assert outbound_headers(inbound, patterns) == [("X-Request-Id", "a"), ("X-Request-Id", "b"), ("B3-Trace", "t"),
-                                                   ("Content-Type", "text/plain")]
+    inbound = [
+        ("x-request-id", "a"),
+        ("X-REQUEST-ID", "b"),
+        ("b3-trace", "t"),
+        ("Host", "h"),
+        ("Content-Length", "9"),
+        ("content-type", "text/plain"),
+        ("Authorization", "secret"),
+    ]
+    assert outbound_headers(inbound, patterns) == [
+        ("X-Request-Id", "a"),
+        ("X-Request-Id", "b"),
+        ("B3-Trace", "t"),
+        ("Content-Type", "text/plain"),
+    ]
     assert outbound_headers(inbound, []) == [("Content-Type", "application/json")]
     assert canonical_header("weird header") == "weird header"
 
@@ -251,8 +313,17 @@ def test_ensemble_failure_returns_without_waiting_for_slower_steps() -> None:
 
     async def case() -> tuple[int, str, float]:
         async with stubs(slow) as (a,):
-            spec = {"nodes": {"root": {"routerType": "Ensemble", "steps": [
-                {"name": "slow", "serviceUrl": a.url}, {"name": "down", "serviceUrl": "http://127.0.0.1:1/x"}]}}}
+            spec = {
+                "nodes": {
+                    "root": {
+                        "routerType": "Ensemble",
+                        "steps": [
+                            {"name": "slow", "serviceUrl": a.url},
+                            {"name": "down", "serviceUrl": "http://127.0.0.1:1/x"},
+                        ],
+                    }
+                }
+            }
             start = time.monotonic()
             status, body, _ = await handle(spec, b"{}")
             return status, orjson.loads(body)["cause"], time.monotonic() - start

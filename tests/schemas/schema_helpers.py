@@ -9,7 +9,13 @@ from typing import Any
 import yaml
 
 DATA = Path(__file__).parent / "data"
-FIXTURE_FILES = ("valid_inputs.yaml", "valid_standard.yaml", "valid_knative.yaml", "valid_localmodel.yaml", "valid_llmisvc.yaml")
+FIXTURE_FILES = (
+    "valid_inputs.yaml",
+    "valid_standard.yaml",
+    "valid_knative.yaml",
+    "valid_localmodel.yaml",
+    "valid_llmisvc.yaml",
+)
 
 
 def load_fixtures() -> list[dict]:

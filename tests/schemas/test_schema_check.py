@@ -43,7 +43,9 @@ def test_kube_version_changes_the_core_field_set() -> None:
 def test_kube_version_reaches_core_types_inside_crds() -> None:
     isvc = mutate(ISVC, "spec.predictor.hostnameOverride", "pod-a")
     assert check_object(isvc, "v1.34.2") == []
-    assert [i.message for i in check_object(isvc, "1.32")] == ['unknown field "hostnameOverride"; did you mean "hostname"?']
+    assert [i.message for i in check_object(isvc, "1.32")] == [
+        'unknown field "hostnameOverride"; did you mean "hostname"?'
+    ]
     # Container restartPolicyRules (1.34) inside KServe's inlined model container.
     rules = [{"action": "Restart", "exitCodes": {"operator": "In", "values": [42]}}]
     isvc = mutate(ISVC, "spec.predictor.model.restartPolicyRules", rules)
@@ -51,9 +53,7 @@ def test_kube_version_reaches_core_types_inside_crds() -> None:
     assert [i.path for i in check_object(isvc, "1.32")] == ["spec.predictor.model.restartPolicyRules"]
     # Knative's container subset is fixed, whatever the version.
     ksvc = mutate(KSVC, "spec.template.spec.containers[0].restartPolicyRules", rules)
-    assert [i.path for i in check_object(ksvc, "1.34")] == [
-        "spec.template.spec.containers[0].restartPolicyRules"
-    ]
+    assert [i.path for i in check_object(ksvc, "1.34")] == ["spec.template.spec.containers[0].restartPolicyRules"]
 
 
 def test_older_kube_version_lacks_newer_pod_fields() -> None:
@@ -124,7 +124,10 @@ def test_issue_formats_and_converts_to_a_problem() -> None:
     assert str(issue) == "Deployment/web: spec.replicas: '2' is not of type integer"
     problem = issue.to_problem()
     assert (problem.kind, problem.name, problem.path, problem.message) == (
-        "Deployment", "web", "spec.replicas", "'2' is not of type integer"
+        "Deployment",
+        "web",
+        "spec.replicas",
+        "'2' is not of type integer",
     )
 
 
@@ -218,4 +221,3 @@ def test_missing_validate_extra_is_a_clear_error() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-

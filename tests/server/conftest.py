@@ -45,23 +45,35 @@ class RunningServer:
         return self.log.read_text()
 
 
-def start_server(model_dir: Path, log: Path, *extra: str, model_name: str = "model", nofile: int | None = None) -> RunningServer:
+def start_server(
+    model_dir: Path, log: Path, *extra: str, model_name: str = "model", nofile: int | None = None
+) -> RunningServer:
     http_port, grpc_port = free_port(), free_port()
     # nofile: run the server under that open-file limit (soft and hard)
     launcher = ["prlimit", f"--nofile={nofile}:{nofile}", sys.executable] if nofile else [sys.executable]
     args = [
-        *launcher, "-m", "server",
-        "--model_dir", str(model_dir),
-        "--model_name", model_name,
-        "--http_port", str(http_port),
-        "--grpc-port", str(grpc_port),  # dashes are accepted too
-        "--bind_address", "127.0.0.1",
+        *launcher,
+        "-m",
+        "server",
+        "--model_dir",
+        str(model_dir),
+        "--model_name",
+        model_name,
+        "--http_port",
+        str(http_port),
+        "--grpc-port",
+        str(grpc_port),  # dashes are accepted too
+        "--bind_address",
+        "127.0.0.1",
         *extra,
     ]
     handle = log.open("w")
-    process = subprocess.Popen(args, cwd=ROOT, stdout=handle, stderr=subprocess.STDOUT,
-                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    running = RunningServer(f"http://127.0.0.1:{http_port}", f"127.0.0.1:{grpc_port}", http_port, grpc_port, process, log)
+    process = subprocess.Popen(
+        args, cwd=ROOT, stdout=handle, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"}
+    )
+    running = RunningServer(
+        f"http://127.0.0.1:{http_port}", f"127.0.0.1:{grpc_port}", http_port, grpc_port, process, log
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if process.poll() is not None:

@@ -108,16 +108,27 @@ def test_one_bad_request_does_not_fail_its_batch(models, monkeypatch) -> None:  
 
 def test_server_with_batching_answers_like_onnxruntime(tmp_path: Path) -> None:
     server_models.mlp(tmp_path / "mlp" / "model.onnx")
-    running = start_server(tmp_path, tmp_path / "log", "--max_batch_size", "16", "--max_batch_delay_ms", "500", "--enable_grpc", "false")
+    running = start_server(
+        tmp_path, tmp_path / "log", "--max_batch_size", "16", "--max_batch_delay_ms", "500", "--enable_grpc", "false"
+    )
     try:
         inputs = [np.random.default_rng(i).standard_normal((2, 4)).astype(np.float32) for i in range(8)]
 
         async def fire() -> list[httpx.Response]:
             async with httpx.AsyncClient(base_url=running.http, timeout=30) as client:
-                return await asyncio.gather(*[
-                    client.post("/v2/models/mlp/infer", json={"inputs": [{"name": "x", "shape": [2, 4], "datatype": "FP32", "data": x.reshape(-1).tolist()}]})
-                    for x in inputs
-                ])
+                return await asyncio.gather(
+                    *[
+                        client.post(
+                            "/v2/models/mlp/infer",
+                            json={
+                                "inputs": [
+                                    {"name": "x", "shape": [2, 4], "datatype": "FP32", "data": x.reshape(-1).tolist()}
+                                ]
+                            },
+                        )
+                        for x in inputs
+                    ]
+                )
 
         responses = asyncio.run(fire())
         for x, response in zip(inputs, responses):
@@ -128,7 +139,13 @@ def test_server_with_batching_answers_like_onnxruntime(tmp_path: Path) -> None:
             np.testing.assert_array_equal(np.array(outputs["scores"]["data"], np.float32), scores.reshape(-1))
         metrics = httpx.get(running.http + "/metrics").text
         assert 'onnxserver_batch_rows_sum{model_name="mlp"} 16.0' in metrics
-        count = float(next(line.split()[-1] for line in metrics.splitlines() if line.startswith('onnxserver_batch_rows_count{model_name="mlp"}')))
+        count = float(
+            next(
+                line.split()[-1]
+                for line in metrics.splitlines()
+                if line.startswith('onnxserver_batch_rows_count{model_name="mlp"}')
+            )
+        )
         assert count < 8  # some of the 8 concurrent requests were merged
     finally:
         stop_server(running)

@@ -48,7 +48,10 @@ def test_long_model_name_on_load_is_4xx_without_paths(http: httpx.Client, reposi
 
 def test_requested_output_names_of_the_wrong_type(http: httpx.Client) -> None:
     for name in ([1], {"a": 1}, None, 3):
-        body = {"inputs": [{"name": "x", "shape": [1, 4], "datatype": "FP32", "data": [1, 2, 3, 4]}], "outputs": [{"name": name}]}
+        body = {
+            "inputs": [{"name": "x", "shape": [1, 4], "datatype": "FP32", "data": [1, 2, 3, 4]}],
+            "outputs": [{"name": name}],
+        }
         response = http.post("/v2/models/mlp/infer", json=body)
         assert response.status_code == 400, (name, response.text)
 
@@ -72,15 +75,32 @@ def test_loading_a_broken_file_names_no_server_path(server, tmp_path: Path) -> N
 
 
 def test_junk_everywhere_is_never_a_500(http: httpx.Client) -> None:
-    junk = [b"", b"null", b"[]", b"{}", b'{"inputs": {}}', b'{"inputs": [null]}', b'{"inputs": [{"name": []}]}',
-            b'{"inputs": [{"name": "x", "shape": "1,4", "datatype": "FP32", "data": [1]}]}',
-            b'{"inputs": [{"name": "x", "shape": [1, 4], "datatype": "FP32", "data": [[1, 2], [3]]}]}',
-            b'{"inputs": [{"name": "x", "shape": [1, 4], "datatype": "FP32", "data": ["a", "b", "c", "d"]}]}',
-            b'{"inputs": [{"name": "x", "shape": [1, 4], "datatype": "FP32", "data": [1, 2, 3, 4]}], "outputs": "all"}',
-            b'{"inputs": [{"name": "x", "shape": [1, 4], "datatype": "FP32", "data": [1, 2, 3, 4]}], "parameters": []}',
-            b'{"instances": [[1, 2, 3, 4], [1, 2]]}', b'{"instances": [{"x": 1}, [1]]}', b"\xff\xfe"]
-    paths = ["/v2/models/mlp/infer", "/v2/models/mlp/versions/1/infer", "/v1/models/mlp:predict", "/v2/models/add/infer",
-             "/v1/models/add:predict", "/v2/repository/index", "/v2/models/types/infer"]
+    junk = [
+        b"",
+        b"null",
+        b"[]",
+        b"{}",
+        b'{"inputs": {}}',
+        b'{"inputs": [null]}',
+        b'{"inputs": [{"name": []}]}',
+        b'{"inputs": [{"name": "x", "shape": "1,4", "datatype": "FP32", "data": [1]}]}',
+        b'{"inputs": [{"name": "x", "shape": [1, 4], "datatype": "FP32", "data": [[1, 2], [3]]}]}',
+        b'{"inputs": [{"name": "x", "shape": [1, 4], "datatype": "FP32", "data": ["a", "b", "c", "d"]}]}',
+        b'{"inputs": [{"name": "x", "shape": [1, 4], "datatype": "FP32", "data": [1, 2, 3, 4]}], "outputs": "all"}',
+        b'{"inputs": [{"name": "x", "shape": [1, 4], "datatype": "FP32", "data": [1, 2, 3, 4]}], "parameters": []}',
+        b'{"instances": [[1, 2, 3, 4], [1, 2]]}',
+        b'{"instances": [{"x": 1}, [1]]}',
+        b"\xff\xfe",
+    ]
+    paths = [
+        "/v2/models/mlp/infer",
+        "/v2/models/mlp/versions/1/infer",
+        "/v1/models/mlp:predict",
+        "/v2/models/add/infer",
+        "/v1/models/add:predict",
+        "/v2/repository/index",
+        "/v2/models/types/infer",
+    ]
     for path in paths:
         for body in junk:
             response = http.post(path, content=body)

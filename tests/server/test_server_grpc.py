@@ -116,8 +116,14 @@ def test_typed_strings_and_mixed_raw_rejected(channel: grpc.Channel) -> None:
         tensor = request.inputs.add(name=f"in_{datatype}", datatype=datatype, shape=list(array.shape))
         if datatype == "FP16":
             continue
-        field = {"BOOL": "bool_contents", "BYTES": "bytes_contents", "FP32": "fp32_contents", "FP64": "fp64_contents",
-                 "INT64": "int64_contents", "UINT64": "uint64_contents"}.get(datatype, "uint_contents" if datatype.startswith("UINT") else "int_contents")
+        field = {
+            "BOOL": "bool_contents",
+            "BYTES": "bytes_contents",
+            "FP32": "fp32_contents",
+            "FP64": "fp64_contents",
+            "INT64": "int64_contents",
+            "UINT64": "uint64_contents",
+        }.get(datatype, "uint_contents" if datatype.startswith("UINT") else "int_contents")
         values = [x.encode() for x in array.reshape(-1)] if datatype == "BYTES" else array.reshape(-1).tolist()
         getattr(tensor.contents, field).extend(values)
     with pytest.raises(grpc.RpcError) as caught:  # FP16 has no typed field

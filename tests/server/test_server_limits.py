@@ -28,8 +28,16 @@ def strict(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped
     root = tmp_path_factory.mktemp("strict")
     server_models.mlp(root / "models" / "model.onnx")
     running = start_server(
-        root / "models", root / "log", "--enable_grpc", "false",
-        "--header_timeout", "1s", "--body_timeout", "1500ms", "--max_header_size", "8192",
+        root / "models",
+        root / "log",
+        "--enable_grpc",
+        "false",
+        "--header_timeout",
+        "1s",
+        "--body_timeout",
+        "1500ms",
+        "--max_header_size",
+        "8192",
     )
     yield running
     stop_server(running)
@@ -83,13 +91,17 @@ def test_trickled_headers_time_out_too(strict) -> None:  # type: ignore[no-untyp
 
 def test_stalled_body_times_out_with_408(strict) -> None:  # type: ignore[no-untyped-def]
     with socket.create_connection(("127.0.0.1", strict.http_port)) as sock:
-        sock.sendall(b"POST /v2/models/model/infer HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\n{\"inputs\"")
+        sock.sendall(b'POST /v2/models/model/infer HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\n{"inputs"')
         data, elapsed = _read_until_closed(sock, 10)
     assert b"408" in data.split(b"\r\n")[0] and elapsed < 5, (data[:80], elapsed)
     # a slow but steady body is fine: each read restarts the timer
     body = orjson.dumps({"inputs": [{"name": "x", "shape": [1, 4], "datatype": "FP32", "data": [1, 2, 3, 4]}]})
     with socket.create_connection(("127.0.0.1", strict.http_port)) as sock:
-        sock.sendall(b"POST /v2/models/model/infer HTTP/1.1\r\nHost: t\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n")
+        sock.sendall(
+            b"POST /v2/models/model/infer HTTP/1.1\r\nHost: t\r\nContent-Length: "
+            + str(len(body)).encode()
+            + b"\r\n\r\n"
+        )
         for start in range(0, len(body), len(body) // 3 + 1):
             time.sleep(0.8)
             sock.sendall(body[start : start + len(body) // 3 + 1])
@@ -122,8 +134,9 @@ def test_slow_clients_cannot_take_every_descriptor(tmp_path: Path) -> None:
 
 def test_large_bodies_are_decoded_off_the_event_loop(tmp_path: Path) -> None:
     server_models.mlp(tmp_path / "model.onnx")
-    options = Options(model_dir=str(tmp_path), warmup=False, large_request_bytes=1000, inline_inference_us=1e9,
-                      process_decode_bytes=0)
+    options = Options(
+        model_dir=str(tmp_path), warmup=False, large_request_bytes=1000, inline_inference_us=1e9, process_decode_bytes=0
+    )
     state = ServerState(options)
     state.load_all()
     model = state.repository.get("model")
@@ -166,7 +179,9 @@ def test_very_large_json_bodies_are_decoded_in_a_helper_process(tmp_path: Path) 
     model = state.repository.get("model")
     inference = Inference(state)
     x = np.arange(400, dtype=np.float32).reshape(100, 4) / 7
-    good = orjson.dumps({"inputs": [{"name": "x", "shape": [100, 4], "datatype": "FP32", "data": x.reshape(-1).tolist()}]})
+    good = orjson.dumps(
+        {"inputs": [{"name": "x", "shape": [100, 4], "datatype": "FP32", "data": x.reshape(-1).tolist()}]}
+    )
     bad = orjson.dumps({"inputs": [{"name": "x", "shape": [100, 4], "datatype": "FP32", "data": [1.5] * 399}]})
 
     async def run() -> tuple[bytes, str]:

@@ -17,8 +17,14 @@ from server.config import parse_options
 def test_single_model_dir_access_log_and_no_grpc(tmp_path: Path) -> None:
     server_models.mlp(tmp_path / "models" / "model.onnx")
     running = start_server(
-        tmp_path / "models", tmp_path / "log", "--enable_grpc", "false", "--access_log_format", "%(m)s %(U)s %(s)s",
-        "--inline_inference_us", "0",  # every run through the inference threads
+        tmp_path / "models",
+        tmp_path / "log",
+        "--enable_grpc",
+        "false",
+        "--access_log_format",
+        "%(m)s %(U)s %(s)s",
+        "--inline_inference_us",
+        "0",  # every run through the inference threads
         model_name="fraud",
     )
     try:
@@ -35,7 +41,11 @@ def test_single_model_dir_access_log_and_no_grpc(tmp_path: Path) -> None:
 def test_bad_model_dir_is_a_clear_error(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "server", "--model_dir", str(tmp_path / "absent"), "--http_port", "1"],
-        cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert done.returncode == 2
     assert "no such directory" in done.stderr and "Traceback" not in done.stderr
@@ -45,7 +55,9 @@ def test_runtime_renders_onto_this_server() -> None:
     runtime = yaml.safe_load((ROOT / "runtimes" / "kserve-onnxserver.yaml").read_text())
     assert runtime["kind"] == "ClusterServingRuntime" and runtime["metadata"]["name"] == "kserve-onnxserver"
     assert runtime["metadata"]["annotations"]["serving.kserve.io/server-type"] == "onnxserver"
-    assert runtime["spec"]["supportedModelFormats"] == [{"name": "onnx", "version": "1", "autoSelect": True, "priority": 2}]
+    assert runtime["spec"]["supportedModelFormats"] == [
+        {"name": "onnx", "version": "1", "autoSelect": True, "priority": 2}
+    ]
     assert runtime["spec"]["protocolVersions"] == ["v1", "v2", "grpc-v2"]
     (container,) = runtime["spec"]["containers"]
     assert container["image"] == "ghcr.io/kserve-compile/onnxserver:latest" and "ports" not in container

@@ -44,7 +44,9 @@ def _traffic(url: str, body: dict, stop: threading.Event, statuses: list[int]) -
 
 def test_reload_and_unload_under_traffic_never_500(tmp_path: Path) -> None:
     server_models.slow(tmp_path / "models" / "slow" / "model.onnx")
-    running = start_server(tmp_path / "models", tmp_path / "log", "--enable_grpc", "false", "--inline_inference_us", "0")
+    running = start_server(
+        tmp_path / "models", tmp_path / "log", "--enable_grpc", "false", "--inline_inference_us", "0"
+    )
     body = {"inputs": [{"name": "x", "shape": [16, 256], "datatype": "FP32", "data": [0.5] * (16 * 256)}]}
     url = running.http + "/v2/models/slow/infer"
     stop = threading.Event()

@@ -16,7 +16,11 @@ from conftest import ROOT, RunningServer, free_port, start_server, stop_server
 def run_server(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "server", "--bind_address", "127.0.0.1", *args],
-        cwd=ROOT, capture_output=True, text=True, timeout=90, check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
     )
 
 
@@ -63,12 +67,16 @@ def test_repository_serves_valid_models_and_reports_bad_ones(tmp_path: Path) -> 
 def test_single_bad_model_is_a_one_line_error(tmp_path: Path) -> None:
     (tmp_path / "corrupt").mkdir()
     (tmp_path / "corrupt" / "model.onnx").write_bytes(b"this is not onnx")
-    done = run_server("--model_dir", str(tmp_path / "corrupt"), "--http_port", str(free_port()), "--enable_grpc", "false")
+    done = run_server(
+        "--model_dir", str(tmp_path / "corrupt"), "--http_port", str(free_port()), "--enable_grpc", "false"
+    )
     assert_one_line_error(done, "model.onnx", "Protobuf parsing failed")
     server_models.mlp(tmp_path / "elsewhere.onnx")
     (tmp_path / "linked").mkdir()
     (tmp_path / "linked" / "model.onnx").symlink_to(tmp_path / "elsewhere.onnx")
-    done = run_server("--model_dir", str(tmp_path / "linked"), "--http_port", str(free_port()), "--enable_grpc", "false")
+    done = run_server(
+        "--model_dir", str(tmp_path / "linked"), "--http_port", str(free_port()), "--enable_grpc", "false"
+    )
     assert_one_line_error(done, "model.onnx is a link to a file outside the directory")
     done = run_server("--model_dir", str(tmp_path / "absent"), "--http_port", str(free_port()))
     assert_one_line_error(done, "absent: no such directory")
@@ -80,7 +88,9 @@ def test_single_bad_model_is_a_one_line_error(tmp_path: Path) -> None:
 def test_ports_in_use_are_one_line_errors(tmp_path: Path, server: RunningServer) -> None:
     server_models.mlp(tmp_path / "m" / "model.onnx")
     # the session server holds its gRPC port: a second server must not share it
-    done = run_server("--model_dir", str(tmp_path / "m"), "--http_port", str(free_port()), "--grpc_port", str(server.grpc_port))
+    done = run_server(
+        "--model_dir", str(tmp_path / "m"), "--http_port", str(free_port()), "--grpc_port", str(server.grpc_port)
+    )
     assert_one_line_error(done, f"--grpc_port {server.grpc_port}", "in use")
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

@@ -91,7 +91,9 @@ def test_grpc_repository_index_load_unload(grpc_client) -> None:  # type: ignore
 def test_metrics_count_requests_by_model_and_outcome(http: httpx.Client, server) -> None:  # type: ignore[no-untyped-def]
     body = {"inputs": [{"name": "x", "shape": [1, 4], "datatype": "FP32", "data": [1, 2, 3, 4]}]}
     http.post("/v2/models/mlp/infer", json=body)
-    failed = http.post("/v2/models/mlp/infer", json={"inputs": [{"name": "x"}]}, headers={"x-request-id": "req-broken-7"})
+    failed = http.post(
+        "/v2/models/mlp/infer", json={"inputs": [{"name": "x"}]}, headers={"x-request-id": "req-broken-7"}
+    )
     assert failed.status_code == 400
     text = http.get("/metrics").text
     assert "# TYPE nv_inference_request_success counter" in text

@@ -19,17 +19,61 @@ CPU_ONLY = SessionSettings(providers=[CPU], warmup=False)
 
 
 def test_kserve_flags_with_underscores_or_dashes() -> None:
-    a = parse_options(["--model_name", "m", "--model_dir", "/d", "--http_port", "9000", "--grpc_port", "9001", "--workers", "2", "--max_threads", "3"])
-    b = parse_options(["--model-name", "m", "--model-dir", "/d", "--http-port", "9000", "--grpc-port", "9001", "--workers", "2", "--max-threads", "3"])
+    a = parse_options(
+        [
+            "--model_name",
+            "m",
+            "--model_dir",
+            "/d",
+            "--http_port",
+            "9000",
+            "--grpc_port",
+            "9001",
+            "--workers",
+            "2",
+            "--max_threads",
+            "3",
+        ]
+    )
+    b = parse_options(
+        [
+            "--model-name",
+            "m",
+            "--model-dir",
+            "/d",
+            "--http-port",
+            "9000",
+            "--grpc-port",
+            "9001",
+            "--workers",
+            "2",
+            "--max-threads",
+            "3",
+        ]
+    )
     assert a == b
     assert (a.model_name, a.http_port, a.grpc_port, a.workers, a.max_threads) == ("m", 9000, 9001, 2, 3)
-    c = parse_options(["--model_dir=/d", "--enable_grpc", "false", "--predictor_host", "x", "--event-loop", "asyncio", "--timeout-keep-alive", "7"])
+    c = parse_options(
+        [
+            "--model_dir=/d",
+            "--enable_grpc",
+            "false",
+            "--predictor_host",
+            "x",
+            "--event-loop",
+            "asyncio",
+            "--timeout-keep-alive",
+            "7",
+        ]
+    )
     assert c.enable_grpc is False and c.event_loop == "asyncio" and c.timeout_keep_alive == 7
     assert parse_options(["--model_dir", "/d", "--access_log_format", "%(h)s"]).enable_access_log
 
 
 def test_limits_take_durations() -> None:
-    options = parse_options(["--model_dir", "/d", "--header_timeout", "500ms", "--body_timeout", "2m", "--max_header_size", "4096"])
+    options = parse_options(
+        ["--model_dir", "/d", "--header_timeout", "500ms", "--body_timeout", "2m", "--max_header_size", "4096"]
+    )
     assert (options.header_timeout, options.body_timeout) == (0.5, 120.0)
     limits = options.limits()
     assert (limits.max_header_bytes, limits.header_timeout, limits.body_timeout) == (4096, 0.5, 120.0)
@@ -138,15 +182,40 @@ def test_json_outputs_and_binary_flags(types_model) -> None:  # type: ignore[no-
         {
             "parameters": {"binary_data_output": True},
             "inputs": [
-                {"name": f"in_{dt}", "shape": [1, 3], "datatype": dt, "data": ["a", "b", "c"] if dt == "BYTES" else [1, 0, 1]}
-                for dt in ("BOOL", "UINT8", "UINT16", "UINT32", "UINT64", "INT8", "INT16", "INT32", "INT64", "FP16", "FP32", "FP64", "BYTES")
+                {
+                    "name": f"in_{dt}",
+                    "shape": [1, 3],
+                    "datatype": dt,
+                    "data": ["a", "b", "c"] if dt == "BYTES" else [1, 0, 1],
+                }
+                for dt in (
+                    "BOOL",
+                    "UINT8",
+                    "UINT16",
+                    "UINT32",
+                    "UINT64",
+                    "INT8",
+                    "INT16",
+                    "INT32",
+                    "INT64",
+                    "FP16",
+                    "FP32",
+                    "FP64",
+                    "BYTES",
+                )
             ],
-            "outputs": [{"name": "out_BOOL", "parameters": {"binary_data": False}}, {"name": "out_INT8"}, {"name": "out_BYTES", "parameters": {"binary_data": False}}],
+            "outputs": [
+                {"name": "out_BOOL", "parameters": {"binary_data": False}},
+                {"name": "out_INT8"},
+                {"name": "out_BYTES", "parameters": {"binary_data": False}},
+            ],
         }
     )
     request = decode_v2(types_model, body, None)
     assert request.outputs == ["out_BOOL", "out_INT8", "out_BYTES"] and request.binary == [False, True, False]
-    payload, json_length = encode_v2(types_model, request, [request.feeds["in_BOOL"], request.feeds["in_INT8"], request.feeds["in_BYTES"]])
+    payload, json_length = encode_v2(
+        types_model, request, [request.feeds["in_BOOL"], request.feeds["in_INT8"], request.feeds["in_BYTES"]]
+    )
     assert json_length is not None
     head = orjson.loads(payload[:json_length])
     assert head["outputs"][0]["data"] == [True, False, True]

@@ -39,7 +39,9 @@ def test_v1_predict_instances_and_inputs(http: httpx.Client, repository_dir: Pat
 
 
 def test_v1_multi_input_rows_as_objects(http: httpx.Client) -> None:
-    response = http.post("/v1/models/add:predict", json={"instances": [{"a": [1, 2], "b": [10, 20]}, {"a": [0, 0], "b": [1, 1]}]})
+    response = http.post(
+        "/v1/models/add:predict", json={"instances": [{"a": [1, 2], "b": [10, 20]}, {"a": [0, 0], "b": [1, 1]}]}
+    )
     assert response.json() == {"predictions": [[11.0, 22.0], [1.0, 1.0]]}
     ambiguous = http.post("/v1/models/add:predict", json={"instances": [[1, 2]]})
     assert ambiguous.status_code == 400 and "objects keyed by input name" in ambiguous.json()["error"]
@@ -68,7 +70,10 @@ def test_v2_plain_json_infer_echoes_id(http: httpx.Client, repository_dir: Path)
     label, scores = reference(repository_dir / "mlp" / "model.onnx", {"x": np.array([[1, 2, 3, 4]], dtype=np.float32)})
     assert body["outputs"][0] == {"name": "label", "datatype": "INT64", "shape": [1], "data": label.tolist()}
     np.testing.assert_allclose(body["outputs"][1]["data"], scores.reshape(-1), rtol=1e-6)
-    nested = http.post("/v2/models/mlp/infer", json=infer_body(inputs=[{"name": "x", "shape": [1, 4], "datatype": "FP32", "data": [[1, 2, 3, 4]]}]))
+    nested = http.post(
+        "/v2/models/mlp/infer",
+        json=infer_body(inputs=[{"name": "x", "shape": [1, 4], "datatype": "FP32", "data": [[1, 2, 3, 4]]}]),
+    )
     assert nested.json()["outputs"] == body["outputs"]
 
 
@@ -108,10 +113,17 @@ def test_v2_bad_requests_are_400(http: httpx.Client) -> None:
         "unknown output": (orjson.dumps(infer_body(outputs=[{"name": "zzz"}])), "Unexpected inference output 'zzz'"),
         "no data": (orjson.dumps(infer_body(inputs=[{k: v for k, v in x.items() if k != "data"}])), "neither 'data'"),
         "binary without header": (
-            orjson.dumps(infer_body(inputs=[{**{k: v for k, v in x.items() if k != "data"}, "parameters": {"binary_data_size": 16}}])),
+            orjson.dumps(
+                infer_body(
+                    inputs=[{**{k: v for k, v in x.items() if k != "data"}, "parameters": {"binary_data_size": 16}}]
+                )
+            ),
             "header is missing",
         ),
-        "missing input": (orjson.dumps({"inputs": [{"name": "a", "shape": [1, 2], "datatype": "FP32", "data": [1, 2]}]}), "needs inputs ['b']"),
+        "missing input": (
+            orjson.dumps({"inputs": [{"name": "a", "shape": [1, 2], "datatype": "FP32", "data": [1, 2]}]}),
+            "needs inputs ['b']",
+        ),
     }
     for label, (body, message) in cases.items():
         model = "add" if label == "missing input" else "mlp"
@@ -151,7 +163,11 @@ def test_v2_binary_framing_errors(http: httpx.Client) -> None:
         {"inputs": [{"name": "in_BYTES", "shape": [1, 3], "datatype": "BYTES", "parameters": {"binary_data_size": 14}}]}
     )
     bad_prefix = (1).to_bytes(4, "little") + b"a" + (1).to_bytes(4, "little") + b"b" + (100).to_bytes(4, "little")
-    response = http.post("/v2/models/types/infer", content=strings + bad_prefix, headers={"Inference-Header-Content-Length": str(len(strings))})
+    response = http.post(
+        "/v2/models/types/infer",
+        content=strings + bad_prefix,
+        headers={"Inference-Header-Content-Length": str(len(strings))},
+    )
     assert response.status_code == 400 and "runs past" in response.json()["error"]
 
 
@@ -177,7 +193,9 @@ def _exchange(sock: socket.socket, request: bytes) -> bytes:
     while b"\r\n\r\n" not in data:
         data += sock.recv(65536)
     head, _, rest = data.partition(b"\r\n\r\n")
-    length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length"))
+    length = next(
+        int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")
+    )
     while len(rest) < length:
         rest += sock.recv(65536)
     return head.split(b"\r\n")[0]
@@ -186,7 +204,12 @@ def _exchange(sock: socket.socket, request: bytes) -> bytes:
 def test_errors_keep_the_connection_alive(server) -> None:  # type: ignore[no-untyped-def]
     good = orjson.dumps(infer_body())
     with socket.create_connection(("127.0.0.1", server.http_port), timeout=10) as sock:
-        for body, status in [(b"{broken", b"400"), (good, b"200"), (b'{"inputs": [{"name": 1}]}', b"400"), (good, b"200")]:
+        for body, status in [
+            (b"{broken", b"400"),
+            (good, b"200"),
+            (b'{"inputs": [{"name": 1}]}', b"400"),
+            (good, b"200"),
+        ]:
             request = (
                 b"POST /v2/models/mlp/infer HTTP/1.1\r\nHost: t\r\nContent-Length: "
                 + str(len(body)).encode()
@@ -195,8 +218,20 @@ def test_errors_keep_the_connection_alive(server) -> None:  # type: ignore[no-un
             )
             assert status in _exchange(sock, request)
         failing = orjson.dumps({"inputs": [{"name": "x", "shape": [2, 4], "datatype": "FP32", "data": list(range(8))}]})
-        assert b"500" in _exchange(sock, b"POST /v2/models/failing/infer HTTP/1.1\r\nHost: t\r\nContent-Length: " + str(len(failing)).encode() + b"\r\n\r\n" + failing)
-        assert b"200" in _exchange(sock, b"POST /v2/models/mlp/infer HTTP/1.1\r\nHost: t\r\nContent-Length: " + str(len(good)).encode() + b"\r\n\r\n" + good)
+        assert b"500" in _exchange(
+            sock,
+            b"POST /v2/models/failing/infer HTTP/1.1\r\nHost: t\r\nContent-Length: "
+            + str(len(failing)).encode()
+            + b"\r\n\r\n"
+            + failing,
+        )
+        assert b"200" in _exchange(
+            sock,
+            b"POST /v2/models/mlp/infer HTTP/1.1\r\nHost: t\r\nContent-Length: "
+            + str(len(good)).encode()
+            + b"\r\n\r\n"
+            + good,
+        )
 
 
 def test_metrics_use_kserve_names(http: httpx.Client) -> None:

@@ -34,11 +34,17 @@ def make(spec: dict[str, Any], annotations: dict[str, str] | None = None, name: 
     meta: dict[str, Any] = {"name": name, "namespace": "default"}
     if annotations:
         meta["annotations"] = annotations
-    return InferenceService.model_validate({"apiVersion": "serving.kserve.io/v1beta1", "kind": "InferenceService", "metadata": meta, "spec": spec})
+    return InferenceService.model_validate(
+        {"apiVersion": "serving.kserve.io/v1beta1", "kind": "InferenceService", "metadata": meta, "spec": spec}
+    )
 
 
 def admit(
-    spec: dict[str, Any], annotations: dict[str, str] | None = None, *, name: str = "foo", config: KServeConfig = SHIPPED
+    spec: dict[str, Any],
+    annotations: dict[str, str] | None = None,
+    *,
+    name: str = "foo",
+    config: KServeConfig = SHIPPED,
 ) -> list[str]:
     """Default then validate, as the API server runs the two webhooks; the warnings of an admitted isvc."""
     written = make(spec, annotations, name)
@@ -57,6 +63,8 @@ def reject(
     return err.value
 
 
-def assert_rejects(spec: dict[str, Any], annotations: dict[str, str] | None, message: str, path: str, **kw: Any) -> None:
+def assert_rejects(
+    spec: dict[str, Any], annotations: dict[str, str] | None, message: str, path: str, **kw: Any
+) -> None:
     err = reject(spec, annotations, **kw)
     assert (err.message, err.path) == (message, path)

@@ -27,7 +27,7 @@ from .helpers import (
 
 NAME_MESSAGE = (
     'the InferenceService "{}" is invalid: a InferenceService name must consist of lower case alphanumeric characters '
-    "or '-', and must start with alphabetical character. (e.g. \"my-name\" or \"abc-123\", regex used for validation "
+    'or \'-\', and must start with alphabetical character. (e.g. "my-name" or "abc-123", regex used for validation '
     "is '[a-z]([-a-z0-9]*[a-z0-9])?')"
 )
 PREDICTOR_ONE_OF = (
@@ -65,8 +65,10 @@ def test_supported_autoscaler_classes(value: str) -> None:
 def test_unsupported_autoscaler_class(value: str) -> None:
     """KPA is not in AutoscalerAllowedClassList; an empty value is present and so checked too."""
     assert_rejects(
-        {"predictor": {"model": sklearn()}}, {**STANDARD, AUTOSCALER: value},
-        f"[{value}] is not a supported autoscaler class type", f"metadata.annotations[{AUTOSCALER}]",
+        {"predictor": {"model": sklearn()}},
+        {**STANDARD, AUTOSCALER: value},
+        f"[{value}] is not a supported autoscaler class type",
+        f"metadata.annotations[{AUTOSCALER}]",
     )
 
 
@@ -78,30 +80,86 @@ def test_unsupported_autoscaler_class(value: str) -> None:
     [
         ({"predictor": {"model": sklearn(env=PYTHONPATH)}}, "", "spec.predictor.model.env[0]"),
         ({"predictor": {"sklearn": {"storageUri": URI, "env": PYTHONPATH}}}, "", "spec.predictor.sklearn.env[0]"),
-        ({"predictor": {"containers": [{"name": "kserve-container", "image": "x", "env": PYTHONPATH}]}}, "kserve-container", "spec.predictor.containers[0].env[0]"),
+        (
+            {"predictor": {"containers": [{"name": "kserve-container", "image": "x", "env": PYTHONPATH}]}},
+            "kserve-container",
+            "spec.predictor.containers[0].env[0]",
+        ),
         # defaulting names a lone custom container kserve-container before validation sees it
-        ({"predictor": {"containers": [{"image": "x", "env": [{"name": "A"}, *PYTHONPATH]}]}}, "kserve-container", "spec.predictor.containers[0].env[1]"),
-        ({"predictor": {"model": sklearn(), "initContainers": [{"name": "init", "image": "x", "env": PYTHONPATH}]}}, "init", "spec.predictor.initContainers[0].env[0]"),
         (
-            {"predictor": {"model": sklearn(storageUri="pvc://c/m"), "workerSpec": {"containers": [{"name": "worker", "image": "x", "env": PYTHONPATH}]}}},
-            "worker", "spec.predictor.workerSpec.containers[0].env[0]",
+            {"predictor": {"containers": [{"image": "x", "env": [{"name": "A"}, *PYTHONPATH]}]}},
+            "kserve-container",
+            "spec.predictor.containers[0].env[1]",
         ),
         (
-            {"predictor": {"model": sklearn(storageUri="pvc://c/m"), "workerSpec": {"initContainers": [{"name": "winit", "image": "x", "env": PYTHONPATH}]}}},
-            "winit", "spec.predictor.workerSpec.initContainers[0].env[0]",
+            {"predictor": {"model": sklearn(), "initContainers": [{"name": "init", "image": "x", "env": PYTHONPATH}]}},
+            "init",
+            "spec.predictor.initContainers[0].env[0]",
         ),
-        ({"predictor": {"model": sklearn()}, "transformer": {"containers": [{"name": "t", "image": "x", "env": PYTHONPATH}]}}, "kserve-container", "spec.transformer.containers[0].env[0]"),
         (
-            {"predictor": {"model": sklearn()}, "transformer": {"containers": [{"image": "x"}], "initContainers": [{"name": "tinit", "image": "x", "env": PYTHONPATH}]}},
-            "tinit", "spec.transformer.initContainers[0].env[0]",
+            {
+                "predictor": {
+                    "model": sklearn(storageUri="pvc://c/m"),
+                    "workerSpec": {"containers": [{"name": "worker", "image": "x", "env": PYTHONPATH}]},
+                }
+            },
+            "worker",
+            "spec.predictor.workerSpec.containers[0].env[0]",
         ),
-        ({"predictor": {"model": sklearn()}, "explainer": {"containers": [{"name": "e", "image": "x", "env": PYTHONPATH}]}}, "kserve-container", "spec.explainer.containers[0].env[0]"),
         (
-            {"predictor": {"model": sklearn()}, "explainer": {"art": {"type": "SquareAttack"}, "initContainers": [{"name": "einit", "image": "x", "env": PYTHONPATH}]}},
-            "einit", "spec.explainer.initContainers[0].env[0]",
+            {
+                "predictor": {
+                    "model": sklearn(storageUri="pvc://c/m"),
+                    "workerSpec": {"initContainers": [{"name": "winit", "image": "x", "env": PYTHONPATH}]},
+                }
+            },
+            "winit",
+            "spec.predictor.workerSpec.initContainers[0].env[0]",
+        ),
+        (
+            {
+                "predictor": {"model": sklearn()},
+                "transformer": {"containers": [{"name": "t", "image": "x", "env": PYTHONPATH}]},
+            },
+            "kserve-container",
+            "spec.transformer.containers[0].env[0]",
+        ),
+        (
+            {
+                "predictor": {"model": sklearn()},
+                "transformer": {
+                    "containers": [{"image": "x"}],
+                    "initContainers": [{"name": "tinit", "image": "x", "env": PYTHONPATH}],
+                },
+            },
+            "tinit",
+            "spec.transformer.initContainers[0].env[0]",
+        ),
+        (
+            {
+                "predictor": {"model": sklearn()},
+                "explainer": {"containers": [{"name": "e", "image": "x", "env": PYTHONPATH}]},
+            },
+            "kserve-container",
+            "spec.explainer.containers[0].env[0]",
+        ),
+        (
+            {
+                "predictor": {"model": sklearn()},
+                "explainer": {
+                    "art": {"type": "SquareAttack"},
+                    "initContainers": [{"name": "einit", "image": "x", "env": PYTHONPATH}],
+                },
+            },
+            "einit",
+            "spec.explainer.initContainers[0].env[0]",
         ),
         # ARTExplainerSpec.Default names the ART container before validation
-        ({"predictor": {"model": sklearn()}, "explainer": {"art": {"type": "SquareAttack", "env": PYTHONPATH}}}, "kserve-container", "spec.explainer.art.env[0]"),
+        (
+            {"predictor": {"model": sklearn()}, "explainer": {"art": {"type": "SquareAttack", "env": PYTHONPATH}}},
+            "kserve-container",
+            "spec.explainer.art.env[0]",
+        ),
     ],
 )
 def test_pythonpath_is_blocked_in_every_container(spec: dict, container: str, path: str) -> None:
@@ -132,15 +190,31 @@ def test_transformer_container_must_not_set_storage_uri() -> None:
         "predictor": {
             "containers": [
                 {"name": "kserve-container", "image": "p", "env": [{"name": "STORAGE_URI", "value": URI}]},
-                {"name": "transformer-container", "image": "t", "env": [{"name": "X"}, {"name": "STORAGE_URI", "value": URI}]},
+                {
+                    "name": "transformer-container",
+                    "image": "t",
+                    "env": [{"name": "X"}, {"name": "STORAGE_URI", "value": URI}],
+                },
             ]
         }
     }
-    assert_rejects(spec, STANDARD, "storage uri should not be specified in transformer container", "spec.predictor.containers[1].env[1]")
+    assert_rejects(
+        spec,
+        STANDARD,
+        "storage uri should not be specified in transformer container",
+        "spec.predictor.containers[1].env[1]",
+    )
 
 
 def test_collocation_without_storage_uri_on_transformer_container_passes() -> None:
-    spec = {"predictor": {"containers": [{"name": "kserve-container", "image": "p", "env": [{"name": "STORAGE_URI", "value": URI}]}, {"name": "transformer-container", "image": "t"}]}}
+    spec = {
+        "predictor": {
+            "containers": [
+                {"name": "kserve-container", "image": "p", "env": [{"name": "STORAGE_URI", "value": URI}]},
+                {"name": "transformer-container", "image": "t"},
+            ]
+        }
+    }
     assert admit(spec, STANDARD) == []
 
 
@@ -149,11 +223,18 @@ def test_collocation_without_storage_uri_on_transformer_container_passes() -> No
 
 def test_name_not_allowed_in_framework_container() -> None:
     spec = {"predictor": {"sklearn": {"storageUri": URI, "name": "invalid-name", "image": "dummy-image"}}}
-    assert_rejects(spec, STANDARD, "the 'name' field is not allowed in standard predictor", "spec.predictor.sklearn.name")
+    assert_rejects(
+        spec, STANDARD, "the 'name' field is not allowed in standard predictor", "spec.predictor.sklearn.name"
+    )
 
 
 def test_name_not_allowed_in_model_container() -> None:
-    assert_rejects({"predictor": {"model": sklearn(name="kserve-container")}}, STANDARD, "the 'name' field is not allowed in standard predictor", "spec.predictor.model.name")
+    assert_rejects(
+        {"predictor": {"model": sklearn(name="kserve-container")}},
+        STANDARD,
+        "the 'name' field is not allowed in standard predictor",
+        "spec.predictor.model.name",
+    )
 
 
 # --- exactly one implementation (CO:415-452; IVT TestRejectModelSpecMissing, TestRejectBadTransformer,
@@ -173,14 +254,23 @@ def test_predictor_without_implementation_even_without_the_written_isvc() -> Non
 
 
 def test_model_and_kserve_container_are_two_implementations() -> None:
-    spec = {"predictor": {"model": {"modelFormat": {"name": "huggingface"}, "storageUri": URI},
-                          "containers": [{"name": "kserve-container", "image": "p"}, {"name": "transformer-container", "image": "t"}]}}
+    spec = {
+        "predictor": {
+            "model": {"modelFormat": {"name": "huggingface"}, "storageUri": URI},
+            "containers": [{"name": "kserve-container", "image": "p"}, {"name": "transformer-container", "image": "t"}],
+        }
+    }
     assert_rejects(spec, STANDARD, PREDICTOR_ONE_OF, "spec.predictor")
 
 
 def test_two_frameworks_are_two_implementations() -> None:
     """IVT TestRejectMultipleModelSpecs (defaulting converts only one of them to ``model``)."""
-    assert_rejects({"predictor": {"tensorflow": {"storageUri": URI}, "xgboost": {"storageUri": URI}}}, STANDARD, PREDICTOR_ONE_OF, "spec.predictor")
+    assert_rejects(
+        {"predictor": {"tensorflow": {"storageUri": URI}, "xgboost": {"storageUri": URI}}},
+        STANDARD,
+        PREDICTOR_ONE_OF,
+        "spec.predictor",
+    )
 
 
 def test_model_with_sidecar_containers_is_one_implementation() -> None:
@@ -195,21 +285,45 @@ def test_custom_predictor_ok(containers: list) -> None:
 
 def test_transformer_without_containers() -> None:
     spec = {"predictor": {"model": sklearn()}, "transformer": {"minReplicas": 1}}
-    assert_rejects(spec, STANDARD, "exactly one of [PodSpec, ComponentExtensionSpec] must be specified in TransformerSpec", "spec.transformer")
+    assert_rejects(
+        spec,
+        STANDARD,
+        "exactly one of [PodSpec, ComponentExtensionSpec] must be specified in TransformerSpec",
+        "spec.transformer",
+    )
 
 
 def test_explainer_without_implementation() -> None:
     spec = {"predictor": {"model": sklearn()}, "explainer": {}}
-    assert_rejects(spec, STANDARD, "exactly one of [ART, PodSpec, ComponentExtensionSpec] must be specified in ExplainerSpec", "spec.explainer")
+    assert_rejects(
+        spec,
+        STANDARD,
+        "exactly one of [ART, PodSpec, ComponentExtensionSpec] must be specified in ExplainerSpec",
+        "spec.explainer",
+    )
 
 
 def test_explainer_with_art_and_containers() -> None:
-    spec = {"predictor": {"model": sklearn()}, "explainer": {"art": {"type": "SquareAttack"}, "containers": [{"image": "e"}]}}
-    assert_rejects(spec, STANDARD, "exactly one of [ART, PodSpec, ComponentExtensionSpec] must be specified in ExplainerSpec", "spec.explainer")
+    spec = {
+        "predictor": {"model": sklearn()},
+        "explainer": {"art": {"type": "SquareAttack"}, "containers": [{"image": "e"}]},
+    }
+    assert_rejects(
+        spec,
+        STANDARD,
+        "exactly one of [ART, PodSpec, ComponentExtensionSpec] must be specified in ExplainerSpec",
+        "spec.explainer",
+    )
 
 
 def test_good_explainer() -> None:
-    assert admit({"predictor": {"model": sklearn()}, "explainer": {"art": {"type": "SquareAttack", "storageUri": URI}}}, STANDARD) == []
+    assert (
+        admit(
+            {"predictor": {"model": sklearn()}, "explainer": {"art": {"type": "SquareAttack", "storageUri": URI}}},
+            STANDARD,
+        )
+        == []
+    )
 
 
 # --- implementation Validate() ---------------------------------------------------------------------------------------
@@ -218,17 +332,27 @@ def test_good_explainer() -> None:
 def test_custom_predictor_protocol_env() -> None:
     """predictor_custom.go:45-62: only v1/v2; KServe swaps the format arguments, so the message reads this way."""
     spec = {"predictor": {"containers": [{"image": "x", "env": [{"name": "PROTOCOL", "value": "grpc-v2"}]}]}}
-    assert_rejects(spec, STANDARD, "invalid protocol v1, v2. Must be one of [grpc-v2]", "spec.predictor.containers[0].env[0].value")
+    assert_rejects(
+        spec, STANDARD, "invalid protocol v1, v2. Must be one of [grpc-v2]", "spec.predictor.containers[0].env[0].value"
+    )
 
 
 @pytest.mark.parametrize("protocol", ["v1", "v2"])
 def test_custom_predictor_protocol_env_ok(protocol: str) -> None:
-    assert admit({"predictor": {"containers": [{"image": "x", "env": [{"name": "PROTOCOL", "value": protocol}]}]}}, STANDARD) == []
+    assert (
+        admit(
+            {"predictor": {"containers": [{"image": "x", "env": [{"name": "PROTOCOL", "value": protocol}]}]}}, STANDARD
+        )
+        == []
+    )
 
 
 def test_art_storage_spec_needs_a_supported_uri() -> None:
     """explainer.go:65-69 → CO:349-372 validateStorageSpec."""
-    spec = {"predictor": {"model": sklearn()}, "explainer": {"art": {"type": "SquareAttack", "storageUri": URI, "storage": {"key": "k"}}}}
+    spec = {
+        "predictor": {"model": sklearn()},
+        "explainer": {"art": {"type": "SquareAttack", "storageUri": URI, "storage": {"key": "k"}}},
+    }
     message = (
         "storageUri, must be one of: [s3://, hdfs://, webhdfs://] or match https://{}.blob.core.windows.net/{}/{} or be an "
         f"absolute or relative local path. StorageUri [{URI}] is not supported"
@@ -237,13 +361,19 @@ def test_art_storage_spec_needs_a_supported_uri() -> None:
 
 
 def test_art_storage_spec_type_parameter() -> None:
-    spec = {"predictor": {"model": sklearn()}, "explainer": {"art": {"type": "SquareAttack", "storage": {"parameters": {"type": "gs"}}}}}
+    spec = {
+        "predictor": {"model": sklearn()},
+        "explainer": {"art": {"type": "SquareAttack", "storage": {"parameters": {"type": "gs"}}}},
+    }
     message = "storage.spec.type, must be one of: [s3://, hdfs://, webhdfs://]. storage.spec.type [gs] is not supported"
     assert_rejects(spec, STANDARD, message, "spec.explainer.art.storage.parameters[type]")
 
 
 def test_art_storage_spec_with_s3_passes() -> None:
-    spec = {"predictor": {"model": sklearn()}, "explainer": {"art": {"type": "SquareAttack", "storageUri": "s3://b/m", "storage": {"key": "k"}}}}
+    spec = {
+        "predictor": {"model": sklearn()},
+        "explainer": {"art": {"type": "SquareAttack", "storageUri": "s3://b/m", "storage": {"key": "k"}}},
+    }
     assert admit(spec, STANDARD) == []
 
 
@@ -253,10 +383,25 @@ MODELMESH = {MODE: "ModelMesh"}  # frameworks stay unconverted, so their own Val
 @pytest.mark.parametrize(
     ("framework", "version", "limits", "message"),
     [
-        ("tensorflow", "2.6.2", {"nvidia.com/gpu": "1"}, "Tensorflow RuntimeVersion is not GPU enabled but GPU resources are requested"),
+        (
+            "tensorflow",
+            "2.6.2",
+            {"nvidia.com/gpu": "1"},
+            "Tensorflow RuntimeVersion is not GPU enabled but GPU resources are requested",
+        ),
         ("tensorflow", "2.6.2-gpu", {}, "Tensorflow RuntimeVersion is GPU enabled but GPU resources are not requested"),
-        ("pytorch", "0.4.1", {"nvidia.com/mig-1g.5gb": "1"}, "PyTorch RuntimeVersion is not GPU enabled but GPU resources are requested. "),
-        ("pytorch", "0.4.1-gpu", {"cpu": "1"}, "PyTorch RuntimeVersion is GPU enabled but GPU resources are not requested. "),
+        (
+            "pytorch",
+            "0.4.1",
+            {"nvidia.com/mig-1g.5gb": "1"},
+            "PyTorch RuntimeVersion is not GPU enabled but GPU resources are requested. ",
+        ),
+        (
+            "pytorch",
+            "0.4.1-gpu",
+            {"cpu": "1"},
+            "PyTorch RuntimeVersion is GPU enabled but GPU resources are not requested. ",
+        ),
     ],
 )
 def test_framework_gpu_runtime_version(framework: str, version: str, limits: dict, message: str) -> None:
@@ -266,14 +411,24 @@ def test_framework_gpu_runtime_version(framework: str, version: str, limits: dic
 
 
 def test_framework_gpu_runtime_version_matching_passes() -> None:
-    spec = {"predictor": {"tensorflow": {"storageUri": URI, "runtimeVersion": "2.6.2-gpu", "resources": {"limits": {"nvidia.com/gpu": "1"}}}}}
+    spec = {
+        "predictor": {
+            "tensorflow": {
+                "storageUri": URI,
+                "runtimeVersion": "2.6.2-gpu",
+                "resources": {"limits": {"nvidia.com/gpu": "1"}},
+            }
+        }
+    }
     assert admit(spec, MODELMESH) == []
 
 
 def test_onnx_storage_uri_extension() -> None:
     """predictor_onnxruntime.go:41-51 (Go path.Ext of the URI)."""
     spec = {"predictor": {"onnx": {"storageUri": "gs://b/model.pt"}}}
-    assert_rejects(spec, MODELMESH, "expected storageUri file extension: '.onnx' but got '.pt'", "spec.predictor.onnx.storageUri")
+    assert_rejects(
+        spec, MODELMESH, "expected storageUri file extension: '.onnx' but got '.pt'", "spec.predictor.onnx.storageUri"
+    )
     assert admit({"predictor": {"onnx": {"storageUri": "gs://b/model.onnx"}}}, MODELMESH) == []
     assert admit({"predictor": {"onnx": {"storageUri": "gs://b.x/models"}}}, MODELMESH) == []
 
@@ -315,13 +470,23 @@ def test_logger_modes(mode: str) -> None:
 
 def test_logger_mode_has_no_default() -> None:
     """CO:400-404: an unset mode is "" and fails."""
-    assert_rejects({"predictor": {"model": sklearn(), "logger": {"url": "http://sink"}}}, STANDARD, "invalid logger type", "spec.predictor.logger.mode")
+    assert_rejects(
+        {"predictor": {"model": sklearn(), "logger": {"url": "http://sink"}}},
+        STANDARD,
+        "invalid logger type",
+        "spec.predictor.logger.mode",
+    )
 
 
 def test_logger_storage_needs_path_parameters_and_key() -> None:
     """CO:405-409."""
     logger = {"mode": "all", "storage": {"path": "/logs", "parameters": {"type": "s3"}}}
-    assert_rejects({"predictor": {"model": sklearn(), "logger": logger}}, STANDARD, "invalid logger storage configuration", "spec.predictor.logger.storage")
+    assert_rejects(
+        {"predictor": {"model": sklearn(), "logger": logger}},
+        STANDARD,
+        "invalid logger storage configuration",
+        "spec.predictor.logger.storage",
+    )
     logger["storage"]["key"] = "creds"
     assert admit({"predictor": {"model": sklearn(), "logger": logger}}, STANDARD) == []
 
@@ -330,23 +495,43 @@ def test_logger_storage_needs_path_parameters_and_key() -> None:
 
 
 def test_metric_quantity_string_must_parse() -> None:
-    metrics = [{"type": "External", "external": {"metric": {"query": "q"}, "target": {"type": "Value", "value": "lots"}}}]
+    metrics = [
+        {"type": "External", "external": {"metric": {"query": "q"}, "target": {"type": "Value", "value": "lots"}}}
+    ]
     message = "failed to parse quantity \"lots\": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
     spec = {"predictor": {"model": sklearn(), "autoScaling": {"metrics": metrics}}}
-    assert_rejects(spec, {**STANDARD, AUTOSCALER: "keda"}, message, "spec.predictor.autoScaling.metrics[0].external.target.value")
+    assert_rejects(
+        spec, {**STANDARD, AUTOSCALER: "keda"}, message, "spec.predictor.autoScaling.metrics[0].external.target.value"
+    )
 
 
 def test_metric_quantity_integer_and_strings_pass() -> None:
-    metrics = [{"type": "External", "external": {"metric": {"query": "q"}, "target": {"type": "Value", "value": 10}}},
-               {"type": "Resource", "resource": {"name": "memory", "target": {"type": "AverageValue", "averageValue": "2Gi"}}}]
-    assert admit({"predictor": {"model": sklearn(), "autoScaling": {"metrics": metrics}}}, {**STANDARD, AUTOSCALER: "keda"}) == []
+    metrics = [
+        {"type": "External", "external": {"metric": {"query": "q"}, "target": {"type": "Value", "value": 10}}},
+        {"type": "Resource", "resource": {"name": "memory", "target": {"type": "AverageValue", "averageValue": "2Gi"}}},
+    ]
+    assert (
+        admit(
+            {"predictor": {"model": sklearn(), "autoScaling": {"metrics": metrics}}}, {**STANDARD, AUTOSCALER: "keda"}
+        )
+        == []
+    )
 
 
 def test_metric_quantity_float_is_rejected_when_read() -> None:
     """A float never reaches validation: the typed model takes strings and integers only."""
     target = {"type": "AverageValue", "averageValue": 1.5}
     with pytest.raises(Exception) as err:
-        make({"predictor": {"model": sklearn(), "autoScaling": {"metrics": [{"type": "Resource", "resource": {"name": "memory", "target": target}}]}}})
+        make(
+            {
+                "predictor": {
+                    "model": sklearn(),
+                    "autoScaling": {
+                        "metrics": [{"type": "Resource", "resource": {"name": "memory", "target": target}}]
+                    },
+                }
+            }
+        )
     assert "averageValue" in str(err.value)
 
 

@@ -51,7 +51,9 @@ def problems(text: str) -> list[str]:
 
 def test_isvc_admission_error_is_located() -> None:
     text = ISVC + "    minReplicas: 3\n    maxReplicas: 2\n"
-    assert problems(text) == ["in.yaml:12:5: InferenceService/demo: spec.predictor.minReplicas: 'MinReplicas' cannot be greater than MaxReplicas"]
+    assert problems(text) == [
+        "in.yaml:12:5: InferenceService/demo: spec.predictor.minReplicas: 'MinReplicas' cannot be greater than MaxReplicas"
+    ]
 
 
 def test_every_isvc_reports_its_first_error() -> None:
@@ -59,12 +61,21 @@ def test_every_isvc_reports_its_first_error() -> None:
     text = ISVC.replace("name: demo", "name: Demo") + "---\n" + second
     found = problems(text)
     assert len(found) == 2
-    assert found[0].startswith('in.yaml:4:3: InferenceService/Demo: metadata.name: the InferenceService "Demo" is invalid')
-    assert found[1] == "in.yaml:24:5: InferenceService/other: spec.predictor.containerConcurrency: parallelism cannot be less than 0"
+    assert found[0].startswith(
+        'in.yaml:4:3: InferenceService/Demo: metadata.name: the InferenceService "Demo" is invalid'
+    )
+    assert (
+        found[1]
+        == "in.yaml:24:5: InferenceService/other: spec.predictor.containerConcurrency: parallelism cannot be less than 0"
+    )
 
 
 def test_bad_runtime_among_inputs_is_located() -> None:
-    text = ISVC + RUNTIME.format(name="first", env="A", priority=1) + RUNTIME.format(name="second", env="PYTHONPATH", priority=2)
+    text = (
+        ISVC
+        + RUNTIME.format(name="first", env="A", priority=1)
+        + RUNTIME.format(name="second", env="PYTHONPATH", priority=2)
+    )
     assert problems(text) == [
         'in.yaml:44:11: ServingRuntime/second: spec.containers[0].env[0]: the ServingRuntime "second" is invalid: '
         'setting PYTHONPATH in container "kserve-container" is not allowed for security reasons',

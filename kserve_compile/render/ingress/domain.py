@@ -152,6 +152,7 @@ def generate_path(name: str, namespace: str, ingress: IngressConfig) -> str:
 
 def _request_uri_path(raw: str) -> str:
     """The path Go's ``url.ParseRequestURI`` yields, with KServe's rejection of a scheme or host."""
+
     def invalid(reason: str) -> InputError:
         return InputError(f"invalid url {go_quote(raw)}: parse {go_quote(raw)}: {reason}", "")
 

@@ -47,15 +47,31 @@ def _top_level_route(route: RouteInput, config: KServeConfig) -> dict:
     rules: list[dict] = []
     explainer, transformer, predictor = route.explainer, route.transformer, route.predictor
     if explainer is not None:
-        rules.append(_rule(route, config, [_path_match(C.EXPLAIN_PATH_REGEX)], explainer.service_name,
-                           C.SERVICE_PORT, explainer.timeout))
+        rules.append(
+            _rule(
+                route,
+                config,
+                [_path_match(C.EXPLAIN_PATH_REGEX)],
+                explainer.service_name,
+                C.SERVICE_PORT,
+                explainer.timeout,
+            )
+        )
     rules.extend(_service_rules(route, config, transformer or predictor))
     if ingress.path_template:
         path = generate_path(route.name, route.namespace, ingress).removesuffix("/")
         hostnames.append(ingress.ingress_domain)
         if explainer is not None:
-            rules.append(_rule(route, config, [_path_match(path + C.PATH_BASED_EXPLAIN_REGEX)],
-                               explainer.service_name, C.SERVICE_PORT, explainer.timeout))
+            rules.append(
+                _rule(
+                    route,
+                    config,
+                    [_path_match(path + C.PATH_BASED_EXPLAIN_REGEX)],
+                    explainer.service_name,
+                    C.SERVICE_PORT,
+                    explainer.timeout,
+                )
+            )
         entry = transformer or predictor
         rules.append(_rule(route, config, [_path_match(path + "/")], entry.service_name, C.SERVICE_PORT, entry.timeout))
     return _http_route(route, config, route.name, hostnames, rules)
@@ -92,8 +108,9 @@ def _path_match(regex: str) -> dict:
     return {"path": {"type": "RegularExpression", "value": regex}}
 
 
-def _rule(route: RouteInput, config: KServeConfig, matches: list[dict], service: str, port: int,
-          timeout: int | None) -> dict:
+def _rule(
+    route: RouteInput, config: KServeConfig, matches: list[dict], service: str, port: int, timeout: int | None
+) -> dict:
     rule: dict[str, Any] = {
         "matches": matches,
         "filters": [

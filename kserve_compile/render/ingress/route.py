@@ -64,8 +64,9 @@ class RouteInput:
         return self.annotations.get(C.ANN_STOP, "").lower() == "true"
 
 
-def object_meta(name: str, namespace: str, labels: Mapping[str, str] | None = None,
-                annotations: Mapping[str, str] | None = None) -> dict[str, Any]:
+def object_meta(
+    name: str, namespace: str, labels: Mapping[str, str] | None = None, annotations: Mapping[str, str] | None = None
+) -> dict[str, Any]:
     """``metadata`` with empty label/annotation maps left out (omitempty)."""
     meta: dict[str, Any] = {"name": name, "namespace": namespace}
     if labels:
@@ -95,5 +96,3 @@ def standard_is_internal(route: RouteInput, config: KServeConfig) -> bool:
         route.labels.get(C.LABEL_KSERVE_VISIBILITY) == C.VISIBILITY_CLUSTER_LOCAL
         or config.ingress.ingress_domain == C.CLUSTER_LOCAL_DOMAIN
     )
-
-

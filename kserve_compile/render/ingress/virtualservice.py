@@ -82,8 +82,14 @@ def _virtual_service(route: RouteInput, config: KServeConfig, knative_domains: S
 
     http: list[dict] = []
     if explainer is not None:
-        http.append(_route(route, config, _matches(C.EXPLAIN_PATH_REGEX, target_host, internal_host, extra_hosts,
-                                                   internal, config), explainer.service_name))
+        http.append(
+            _route(
+                route,
+                config,
+                _matches(C.EXPLAIN_PATH_REGEX, target_host, internal_host, extra_hosts, internal, config),
+                explainer.service_name,
+            )
+        )
     http.append(_route(route, config, _matches("", target_host, internal_host, extra_hosts, internal, config), backend))
 
     hosts = [internal_host]
@@ -99,14 +105,16 @@ def _virtual_service(route: RouteInput, config: KServeConfig, knative_domains: S
         if explainer is not None:
             regex = path + C.PATH_BASED_EXPLAIN_REGEX
             explain_route = _route(
-                route, config,
+                route,
+                config,
                 [{"uri": {"regex": regex}, "authority": authority, "gateways": [ingress.ingress_gateway]}],
                 explainer.service_name,
             )
             explain_route["rewrite"] = {"uriRegexRewrite": {"match": regex, "rewrite": "\\1"}}
             http.append(explain_route)
         path_route = _route(
-            route, config,
+            route,
+            config,
             [
                 {"uri": {"prefix": path + "/"}, "authority": authority, "gateways": [ingress.ingress_gateway]},
                 {"uri": {"exact": path}, "authority": authority, "gateways": [ingress.ingress_gateway]},
@@ -126,14 +134,16 @@ def _virtual_service(route: RouteInput, config: KServeConfig, knative_domains: S
         "apiVersion": C.VIRTUAL_SERVICE_API_VERSION,
         "kind": C.KIND_VIRTUAL_SERVICE,
         # Labels are the isvc's, unfiltered; annotations drop the disallowed keys.
-        "metadata": object_meta(route.name, route.namespace, route.labels,
-                                filtered(route.annotations, config.annotation_disallowed)),
+        "metadata": object_meta(
+            route.name, route.namespace, route.labels, filtered(route.annotations, config.annotation_disallowed)
+        ),
         "spec": {"hosts": hosts, "gateways": gateways, "http": http},
     }
 
 
-def _matches(uri_regex: str, target_host: str, internal_host: str, extra_hosts: list[str], internal: bool,
-             config: KServeConfig) -> list[dict]:
+def _matches(
+    uri_regex: str, target_host: str, internal_host: str, extra_hosts: list[str], internal: bool, config: KServeConfig
+) -> list[dict]:
     def match(host: str, gateways: list[str]) -> dict:
         m: dict[str, Any] = {}
         if uri_regex:
@@ -158,8 +168,10 @@ def _route(route: RouteInput, config: KServeConfig, matches: list[dict], backend
         "match": matches,
         "route": [
             {
-                "destination": {"host": config.ingress.knative_local_gateway_service,
-                                "port": {"number": C.SERVICE_PORT}},
+                "destination": {
+                    "host": config.ingress.knative_local_gateway_service,
+                    "port": {"number": C.SERVICE_PORT},
+                },
                 "weight": 100,
             }
         ],

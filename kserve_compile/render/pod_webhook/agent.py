@@ -65,7 +65,9 @@ def _logger_settings(config: KServeConfig, isvc: Mapping[str, Any] | None) -> di
     return out
 
 
-def _logger_args(metadata: Mapping[str, Any], namespace: str, config: KServeConfig, settings: Mapping[str, Any]) -> list[str]:
+def _logger_args(
+    metadata: Mapping[str, Any], namespace: str, config: KServeConfig, settings: Mapping[str, Any]
+) -> list[str]:
     annotations: Mapping[str, str] = metadata.get("annotations") or {}
     labels: Mapping[str, str] = metadata.get("labels") or {}
     store = settings["store"] or {}
@@ -99,7 +101,11 @@ def _logger_args(metadata: Mapping[str, Any], namespace: str, config: KServeConf
     if C.ANN_LOGGER_METADATA_HEADERS in annotations:
         args += ["--metadata-headers", annotations[C.ANN_LOGGER_METADATA_HEADERS]]
     if C.ANN_LOGGER_METADATA_ANNOTATIONS in annotations:
-        pairs = [f"{k}={annotations[k]}" for k in annotations[C.ANN_LOGGER_METADATA_ANNOTATIONS].split(",") if k in annotations]
+        pairs = [
+            f"{k}={annotations[k]}"
+            for k in annotations[C.ANN_LOGGER_METADATA_ANNOTATIONS].split(",")
+            if k in annotations
+        ]
         args += ["--metadata-annotations", ",".join(pairs)]
     if config.logger.ca_cert_file:
         args += ["--logger-ca-cert-file", config.logger.ca_cert_file]
@@ -137,15 +143,23 @@ def inject_agent(
         pod_spec.setdefault("volumes", []).append(
             {"name": C.VOLUME_LOGGER_CA_BUNDLE, "configMap": {"name": config.logger.ca_bundle, "optional": True}}
         )
-        agent.setdefault("volumeMounts", []).append({"name": C.VOLUME_LOGGER_CA_BUNDLE, "mountPath": C.LOGGER_CA_CERT_MOUNT_PATH, "readOnly": True})
+        agent.setdefault("volumeMounts", []).append(
+            {"name": C.VOLUME_LOGGER_CA_BUNDLE, "mountPath": C.LOGGER_CA_CERT_MOUNT_PATH, "readOnly": True}
+        )
     volumes = pod_spec.setdefault("volumes", [])
     service_accounts = [str(pod_spec.get("serviceAccountName") or "")]
     if logger and settings["store"] is not None:
         service_accounts.append(str(settings["store"].get("serviceAccountName") or C.LOGGER_DEFAULT_SERVICE_ACCOUNT))
     for sa in service_accounts:
         add_service_account_credentials(
-            agent, volumes, namespace=namespace, annotations=annotations, service_account_name=sa,
-            config=config.credentials, cluster=cluster, warnings=warnings,
+            agent,
+            volumes,
+            namespace=namespace,
+            annotations=annotations,
+            service_account_name=sa,
+            config=config.credentials,
+            cluster=cluster,
+            warnings=warnings,
         )
     containers.append(agent)
     pod_spec["containers"] = containers
@@ -212,7 +226,13 @@ def _agent_container(
         "name": C.CONTAINER_AGENT,
         "image": config.agent.image,
         "args": args,
-        "resources": requirements("agent", config.agent.cpu_limit, config.agent.memory_limit, config.agent.cpu_request, config.agent.memory_request),
+        "resources": requirements(
+            "agent",
+            config.agent.cpu_limit,
+            config.agent.memory_limit,
+            config.agent.cpu_request,
+            config.agent.memory_request,
+        ),
         "ports": [{"name": C.AGENT_PORT_NAME, "containerPort": C.AGENT_PORT, "protocol": "TCP"}],
         "readinessProbe": {
             "httpGet": {

@@ -152,7 +152,9 @@ def s3_env(annotations: Mapping[str, str], data: Mapping[str, bytes] | None, cfg
     return envs
 
 
-def _s3_secret_env(secret_name: str, annotations: Mapping[str, str], data: Mapping[str, bytes], cfg: S3Config) -> list[dict[str, Any]]:
+def _s3_secret_env(
+    secret_name: str, annotations: Mapping[str, str], data: Mapping[str, bytes], cfg: S3Config
+) -> list[dict[str, Any]]:
     access_key = cfg.access_key_id_name or DEFAULT_S3_ACCESS_KEY_ID_NAME
     secret_key = cfg.secret_access_key_name or DEFAULT_S3_SECRET_ACCESS_KEY_NAME
     return [
@@ -190,7 +192,9 @@ def add_service_account_credentials(
     sa_name = service_account_name or "default"
     sa = cluster.service_account(namespace, sa_name)
     if sa is None:
-        warnings.append(f"ServiceAccount {namespace}/{sa_name} not in the inputs: no storage credentials injected into {container.get('name')}")
+        warnings.append(
+            f"ServiceAccount {namespace}/{sa_name} not in the inputs: no storage credentials injected into {container.get('name')}"
+        )
         return
     sa_annotations = (sa.get("metadata") or {}).get("annotations") or {}
     if C.ANN_AWS_IRSA_ROLE_ARN in sa_annotations:
@@ -216,7 +220,9 @@ def _mount_secret(
     """``mountSecretCredential``: the first matching credential kind wins, checked in KServe's order."""
     secret = cluster.secret(namespace, secret_name)
     if secret is None:
-        warnings.append(f"Secret {namespace}/{secret_name} not in the inputs: its storage credentials are not injected into {container.get('name')}")
+        warnings.append(
+            f"Secret {namespace}/{secret_name} not in the inputs: its storage credentials are not injected into {container.get('name')}"
+        )
         return
     data = secret_data(secret)
     annotations = (secret.get("metadata") or {}).get("annotations") or {}
@@ -228,7 +234,9 @@ def _mount_secret(
         container["env"] = merge_envs(env, _s3_secret_env(secret_name, annotations, data, config.s3))
     elif gcs_file in data:
         append_volume_if_absent(volumes, {"name": GCS_VOLUME, "secret": {"secretName": secret_name}})
-        container.setdefault("volumeMounts", []).append({"name": GCS_VOLUME, "mountPath": GCS_MOUNT_PATH, "readOnly": True})
+        container.setdefault("volumeMounts", []).append(
+            {"name": GCS_VOLUME, "mountPath": GCS_MOUNT_PATH, "readOnly": True}
+        )
         env.append({"name": GCS_ENV, "value": GCS_MOUNT_PATH + gcs_file})
     elif AZURE_LEGACY_CLIENT_ID in data or AZURE_CLIENT_ID in data or AZURE_ACCESS_TOKEN in data:
         env.extend(_azure_env(secret_name, data))
@@ -240,7 +248,9 @@ def _mount_secret(
             env.append({"name": f"{host}-{HTTPS_HEADERS}", "value": data[HTTPS_HEADERS].decode(errors="replace")})
     elif HDFS_NAMENODE in data:
         append_volume_if_absent(volumes, {"name": HDFS_VOLUME, "secret": {"secretName": secret_name}})
-        container.setdefault("volumeMounts", []).append({"name": HDFS_VOLUME, "mountPath": HDFS_MOUNT_PATH, "readOnly": True})
+        container.setdefault("volumeMounts", []).append(
+            {"name": HDFS_VOLUME, "mountPath": HDFS_MOUNT_PATH, "readOnly": True}
+        )
     elif HF_TOKEN in data:
         env.append(secret_ref_env(HF_TOKEN, secret_name, HF_TOKEN))
     elif MS_TOKEN in data:
@@ -291,13 +301,17 @@ def _storage_key_and_payload(
     """The storage Secret's key (given, or ``default[_<type>]``) and its content when the Secret is known."""
     if secret is None:
         if key:
-            warnings.append(f"Secret {namespace}/{secret_name} not in the inputs: STORAGE_CONFIG refers to its key {key!r} unchecked")
+            warnings.append(
+                f"Secret {namespace}/{secret_name} not in the inputs: STORAGE_CONFIG refers to its key {key!r} unchecked"
+            )
         else:
             warnings.append(f"Secret {namespace}/{secret_name} not in the inputs: no STORAGE_CONFIG injected")
         return key, None
     data = secret_data(secret)
     if key and key not in data:
-        raise InputError(f"specified storage key {key} not found in storage secret {secret_name}", "spec.predictor.model.storage.key")
+        raise InputError(
+            f"specified storage key {key} not found in storage secret {secret_name}", "spec.predictor.model.storage.key"
+        )
     key = key or (f"default_{stype}" if stype else "default")
     return key, data.get(key)
 
@@ -307,7 +321,9 @@ def _storage_spec_fields(payload: bytes, key: str, secret_name: str, bucket: str
     try:
         spec = json.loads(payload or b"")
     except ValueError as exc:
-        raise InputError(f"invalid json encountered in key {key} of storage secret {secret_name}: {exc}", f"data.{key}") from None
+        raise InputError(
+            f"invalid json encountered in key {key} of storage secret {secret_name}: {exc}", f"data.{key}"
+        ) from None
     if not isinstance(spec, dict):
         raise InputError(f"invalid json encountered in key {key} of storage secret {secret_name}", f"data.{key}")
     stype = ""
@@ -345,4 +361,10 @@ def _rewrite_placeholder_uris(args: list[str], stype: str, bucket: str) -> None:
 def go_json(value: Any) -> str:
     """``encoding/json.Marshal`` of plain data: compact, map keys sorted, ``<``/``>``/``&`` escaped."""
     text = json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    return (
+        text.replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )

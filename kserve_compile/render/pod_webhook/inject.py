@@ -81,7 +81,9 @@ def _claim(template: dict[str, Any], injector: str, traced: bool) -> None:
 
 def _gke_accelerator_selector(metadata: Mapping[str, Any], spec: dict[str, Any]) -> None:
     """``InjectGKEAcceleratorSelector``: pin GPU pods to the annotated GKE accelerator type."""
-    gpu = any(C.NVIDIA_GPU_RESOURCE in ((c.get("resources") or {}).get("limits") or {}) for c in spec.get("containers") or [])
+    gpu = any(
+        C.NVIDIA_GPU_RESOURCE in ((c.get("resources") or {}).get("limits") or {}) for c in spec.get("containers") or []
+    )
     selector = (metadata.get("annotations") or {}).get(C.ANN_GKE_ACCELERATOR)
     if gpu and selector is not None:
         spec["nodeSelector"] = {**(spec.get("nodeSelector") or {}), C.NODE_SELECTOR_GKE_ACCELERATOR: selector}

@@ -26,14 +26,28 @@ def inject_metrics_aggregation(metadata: dict[str, Any], pod_spec: dict[str, Any
             env = merge_envs(
                 container.get("env") or [],
                 [
-                    {"name": C.ENV_KSERVE_PROMETHEUS_PORT, "value": annotations.get(C.ANN_PROMETHEUS_PORT, str(C.DEFAULT_HTTP_PORT))},
-                    {"name": C.ENV_KSERVE_PROMETHEUS_PATH, "value": annotations.get(C.ANN_PROMETHEUS_PATH, C.DEFAULT_PROMETHEUS_PATH)},
+                    {
+                        "name": C.ENV_KSERVE_PROMETHEUS_PORT,
+                        "value": annotations.get(C.ANN_PROMETHEUS_PORT, str(C.DEFAULT_HTTP_PORT)),
+                    },
+                    {
+                        "name": C.ENV_KSERVE_PROMETHEUS_PATH,
+                        "value": annotations.get(C.ANN_PROMETHEUS_PATH, C.DEFAULT_PROMETHEUS_PATH),
+                    },
                 ],
             )
-            container["env"] = merge_envs(env, [{"name": C.ENV_AGGREGATE_PROMETHEUS_PORT, "value": str(C.AGGREGATE_METRICS_PORT)}])
+            container["env"] = merge_envs(
+                env, [{"name": C.ENV_AGGREGATE_PROMETHEUS_PORT, "value": str(C.AGGREGATE_METRICS_PORT)}]
+            )
             ports = container.setdefault("ports", [])
             if not any(p.get("name") == C.AGGREGATE_METRICS_PORT_NAME for p in ports):
-                ports.append({"name": C.AGGREGATE_METRICS_PORT_NAME, "containerPort": C.AGGREGATE_METRICS_PORT, "protocol": "TCP"})
+                ports.append(
+                    {
+                        "name": C.AGGREGATE_METRICS_PORT_NAME,
+                        "containerPort": C.AGGREGATE_METRICS_PORT,
+                        "protocol": "TCP",
+                    }
+                )
     scrape = annotations.setdefault(C.ANN_ENABLE_PROMETHEUS_SCRAPING, cfg.enable_prometheus_scraping)
     if scrape == "true":
         port = C.AGGREGATE_METRICS_PORT if aggregate == "true" else C.DEFAULT_POD_PROMETHEUS_PORT

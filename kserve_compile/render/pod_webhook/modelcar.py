@@ -112,7 +112,9 @@ def modelcar_names(index: int) -> tuple[str, str, str]:
     return C.CONTAINER_MODELCAR + suffix, C.CONTAINER_MODELCAR_INIT + suffix, C.VOLUME_PROVISION_LOCATION + suffix
 
 
-def configure_modelcar(uri: str, pod_spec: PodSpec, target_name: str, model_path: str, si: StorageInitializerConfig, index: int) -> None:
+def configure_modelcar(
+    uri: str, pod_spec: PodSpec, target_name: str, model_path: str, si: StorageInitializerConfig, index: int
+) -> None:
     """``ConfigureModelcarToContainer``."""
     target = _find(pod_spec, "containers", target_name)
     if target is None:
@@ -168,14 +170,19 @@ def configure_oci_native(uri: str, pod_spec: PodSpec, target_name: str, model_pa
     volume = volume_name_from_path(model_path) or C.VOLUME_OCI_NATIVE_DEFAULT
     for mount in target.get("volumeMounts") or []:
         if mount.get("mountPath") == model_path and mount.get("name") != volume:
-            raise InputError(f"mountPath {_q(model_path)} already used by volume {_q(str(mount.get('name')))}", "spec.containers")
+            raise InputError(
+                f"mountPath {_q(model_path)} already used by volume {_q(str(mount.get('name')))}", "spec.containers"
+            )
     _volume_if_absent(
-        pod_spec, {"name": volume, "image": {"reference": uri.removeprefix(C.OCI_URI_PREFIX), "pullPolicy": "IfNotPresent"}}
+        pod_spec,
+        {"name": volume, "image": {"reference": uri.removeprefix(C.OCI_URI_PREFIX), "pullPolicy": "IfNotPresent"}},
     )
     _mount_if_absent(target, volume, model_path, read_only=True, sub_path="models")
 
 
-def configure_oci_fetch(uri: str, pod_spec: PodSpec, target_name: str, model_path: str, si: StorageInitializerConfig, namespace: str) -> None:
+def configure_oci_fetch(
+    uri: str, pod_spec: PodSpec, target_name: str, model_path: str, si: StorageInitializerConfig, namespace: str
+) -> None:
     """``ConfigureOciFetchToContainer``: the storage initializer downloads the image's model layers."""
     if _find(pod_spec, "containers", target_name) is None:
         raise InputError(f"no container found with name {target_name}", "spec.containers")
@@ -213,11 +220,17 @@ def _mount_pull_secret(pod_spec: PodSpec, init: dict[str, Any]) -> None:
             },
         }
     )
-    init.setdefault("volumeMounts", []).append({"name": C.VOLUME_OCI_FETCH_DOCKER_CONFIG, "mountPath": C.OCI_FETCH_DOCKER_CONFIG_DIR, "readOnly": True})
-    init.setdefault("env", []).append({"name": C.ENV_OCI_DOCKER_CONFIG, "value": C.OCI_FETCH_DOCKER_CONFIG_DIR + "/config.json"})
+    init.setdefault("volumeMounts", []).append(
+        {"name": C.VOLUME_OCI_FETCH_DOCKER_CONFIG, "mountPath": C.OCI_FETCH_DOCKER_CONFIG_DIR, "readOnly": True}
+    )
+    init.setdefault("env", []).append(
+        {"name": C.ENV_OCI_DOCKER_CONFIG, "value": C.OCI_FETCH_DOCKER_CONFIG_DIR + "/config.json"}
+    )
 
 
-def _mount_ca_bundle_for_fetch(pod_spec: PodSpec, init: dict[str, Any], si: StorageInitializerConfig, namespace: str) -> None:
+def _mount_ca_bundle_for_fetch(
+    pod_spec: PodSpec, init: dict[str, Any], si: StorageInitializerConfig, namespace: str
+) -> None:
     if not si.ca_bundle_config_map_name:
         return
     if any(v.get("name") == C.VOLUME_CA_BUNDLE for v in pod_spec.get("volumes") or []):
@@ -257,7 +270,16 @@ def validate_oci_mount_paths(paths: list[str], mode: str) -> None:
         parents[parent] = path
 
 
-def _configure(mode: str, uri: str, pod_spec: PodSpec, target: str, path: str, si: StorageInitializerConfig, namespace: str, index: int) -> None:
+def _configure(
+    mode: str,
+    uri: str,
+    pod_spec: PodSpec,
+    target: str,
+    path: str,
+    si: StorageInitializerConfig,
+    namespace: str,
+    index: int,
+) -> None:
     if mode == C.OCI_MODE_NATIVE:
         configure_oci_native(uri, pod_spec, target, path)
     elif mode == C.OCI_MODE_FETCH:
@@ -266,7 +288,9 @@ def _configure(mode: str, uri: str, pod_spec: PodSpec, target: str, path: str, s
         configure_modelcar(uri, pod_spec, target, path, si, index)
 
 
-def inject_oci_storage_uris(pod_spec: PodSpec, storage_uris: list[tuple[str, str]], si: StorageInitializerConfig, namespace: str) -> None:
+def inject_oci_storage_uris(
+    pod_spec: PodSpec, storage_uris: list[tuple[str, str]], si: StorageInitializerConfig, namespace: str
+) -> None:
     """The OCI part of ``CommonStorageInitialization`` for ``storageUris`` (one sidecar/volume per OCI URI)."""
     user = _find(pod_spec, "containers", C.CONTAINER_KSERVE)
     if user is None and _find(pod_spec, "containers", C.CONTAINER_WORKER) is None:
@@ -274,7 +298,8 @@ def inject_oci_storage_uris(pod_spec: PodSpec, storage_uris: list[tuple[str, str
     oci_paths = [path for uri, path in storage_uris if parse_oci_scheme(uri)[2]]
     if len(oci_paths) > C.MAX_OCI_SOURCES_PER_POD:
         raise InputError(
-            f"too many OCI sources ({len(oci_paths)}); maximum is {C.MAX_OCI_SOURCES_PER_POD} per pod", "spec.predictor.storageUris"
+            f"too many OCI sources ({len(oci_paths)}); maximum is {C.MAX_OCI_SOURCES_PER_POD} per pod",
+            "spec.predictor.storageUris",
         )
     validate_oci_mount_paths(oci_paths, si.oci_mode)
     target = C.CONTAINER_KSERVE if user is not None else C.CONTAINER_WORKER
@@ -292,7 +317,9 @@ def inject_oci_storage_uris(pod_spec: PodSpec, storage_uris: list[tuple[str, str
         index += 1
 
 
-def inject_modelcar(annotations: Mapping[str, str], pod_spec: PodSpec, si: StorageInitializerConfig, namespace: str) -> None:
+def inject_modelcar(
+    annotations: Mapping[str, str], pod_spec: PodSpec, si: StorageInitializerConfig, namespace: str
+) -> None:
     """``InjectModelcar`` (pod webhook, last step; registered only when OCI support is on)."""
     src = annotations.get(C.ANN_STORAGE_SOURCE_URI)
     if src is None:

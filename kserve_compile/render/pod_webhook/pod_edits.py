@@ -116,7 +116,9 @@ def create_init_container(cfg: StorageInitializerConfig, args: list[str]) -> Con
         "image": cfg.image or C.STORAGE_INITIALIZER_IMAGE,
         "args": list(args),
         "terminationMessagePolicy": "FallbackToLogsOnError",
-        "resources": requirements("storageInitializer", cfg.cpu_limit, cfg.memory_limit, cfg.cpu_request, cfg.memory_request),
+        "resources": requirements(
+            "storageInitializer", cfg.cpu_limit, cfg.memory_limit, cfg.cpu_request, cfg.memory_request
+        ),
     }
 
 

@@ -69,7 +69,8 @@ def uri_supported(spec: Mapping[str, Any], uri: str, csc_name: str) -> bool:
                     return True
             except re.error as exc:
                 raise InputError(
-                    f"error checking storage container {csc_name}: error parsing regexp: {exc}", "spec.supportedUriFormats"
+                    f"error checking storage container {csc_name}: error parsing regexp: {exc}",
+                    "spec.supportedUriFormats",
                 ) from None
     return False
 
@@ -89,7 +90,10 @@ def storage_container_spec(uri: str, name: str | None, cluster: ClusterState) ->
                 "spec.predictor.storageContainerName",
             )
         if not uri_supported(spec, uri, name):
-            raise InputError(f'ClusterStorageContainer "{name}" does not support storageUri "{uri}"', "spec.predictor.storageContainerName")
+            raise InputError(
+                f'ClusterStorageContainer "{name}" does not support storageUri "{uri}"',
+                "spec.predictor.storageContainerName",
+            )
         return spec
     for csc in cluster.storage_containers:
         spec = csc.get("spec") or {}
@@ -151,7 +155,9 @@ def common_storage_initialization(p: StorageParams, warnings: list[str]) -> None
         for uri, path in pvcs:
             claim, _ = parse_pvc_uri(uri)  # the path inside the claim is not used on this path (KServe behaviour)
             for name in targets:
-                add_model_mount(ModelMount(path, volume_name_from_path(path), p.read_only, pvc_name=claim), name, p.pod_spec)
+                add_model_mount(
+                    ModelMount(path, volume_name_from_path(path), p.read_only, pvc_name=claim), name, p.pod_spec
+                )
         if downloads:
             parent = common_parent_path([m for _, m in downloads])
             args = [x for pair in downloads for x in pair]
@@ -242,7 +248,13 @@ def _finish_init_container(init: Container, p: StorageParams, warnings: list[str
 
 # --- the two entry points ------------------------------------------------------------------------------------------
 def inject_storage_initializer(
-    metadata: dict[str, Any], pod_spec: PodSpec, *, namespace: str, config: KServeConfig, cluster: ClusterState, warnings: list[str]
+    metadata: dict[str, Any],
+    pod_spec: PodSpec,
+    *,
+    namespace: str,
+    config: KServeConfig,
+    cluster: ClusterState,
+    warnings: list[str],
 ) -> None:
     """``InjectStorageInitializer`` (pod webhook, single ``storageUri``); changes ``pod_spec`` in place."""
     annotations: Mapping[str, str] = metadata.get("annotations") or {}
@@ -260,8 +272,13 @@ def inject_storage_initializer(
             try:
                 params = json.loads(raw)
             except ValueError as exc:
-                raise InputError(f"invalid {C.ANN_STORAGE_SPEC_PARAM} annotation: {exc}", f"metadata.annotations[{C.ANN_STORAGE_SPEC_PARAM}]") from None
-            if params is not None and not (isinstance(params, dict) and all(isinstance(v, str) for v in params.values())):
+                raise InputError(
+                    f"invalid {C.ANN_STORAGE_SPEC_PARAM} annotation: {exc}",
+                    f"metadata.annotations[{C.ANN_STORAGE_SPEC_PARAM}]",
+                ) from None
+            if params is not None and not (
+                isinstance(params, dict) and all(isinstance(v, str) for v in params.values())
+            ):
                 raise InputError(
                     f"invalid {C.ANN_STORAGE_SPEC_PARAM} annotation: expected a JSON object of strings",
                     f"metadata.annotations[{C.ANN_STORAGE_SPEC_PARAM}]",
@@ -331,7 +348,9 @@ def set_istio_cni_security_context(metadata: dict[str, Any], pod_spec: PodSpec) 
     except ValueError as exc:
         raise InputError(f"invalid {C.ANN_ISTIO_SIDECAR_STATUS} annotation: {exc}", "metadata.annotations") from None
     containers = decoded.get("containers") if isinstance(decoded, dict) else None
-    sidecar_name = containers[0] if isinstance(containers, list) and containers and isinstance(containers[0], str) else ""
+    sidecar_name = (
+        containers[0] if isinstance(containers, list) and containers and isinstance(containers[0], str) else ""
+    )
     sidecar = find_container(pod_spec, sidecar_name) if sidecar_name else None
     if sidecar is None:
         return
@@ -368,7 +387,9 @@ def apply_storage_uris(
     if not pairs:
         return spec, warnings
     # The controller resolves the storage container from the first URI, as KServe's reconcilers do.
-    csc_name = storage_container_name if storage_container_name is not None else annotations.get(C.ANN_STORAGE_CONTAINER_NAME)
+    csc_name = (
+        storage_container_name if storage_container_name is not None else annotations.get(C.ANN_STORAGE_CONTAINER_NAME)
+    )
     csc = storage_container_spec(pairs[0][0], csc_name, cluster)
     spec_creds = None
     if storage_spec is not None and storage_spec.get("key") is not None and storage_spec.get("parameters") is not None:

@@ -41,7 +41,9 @@ class Canary:
     traffic_percent: int
     replicas: int
     predictor: PredictorSpec  # the merged predictor KServe builds the canary from
-    component: Component  # what the Standard builders take: spec carries only minReplicas, like KServe's canary reconciler
+    component: (
+        Component  # what the Standard builders take: spec carries only minReplicas, like KServe's canary reconciler
+    )
 
 
 def canary_replicas(isvc: InferenceService, canary: CanarySpec) -> int:
@@ -83,9 +85,17 @@ def canary_predictors(isvc: InferenceService, stable: PredictorSpec) -> list[tup
         try:
             predictor = PredictorSpec.model_validate(merged)
         except ValueError as exc:  # pragma: no cover - both sides were valid PredictorSpecs
-            raise InputError(f"building canary predictor {canary.predictor.name!r}: {exc}", f"spec.canary[{index}].predictor") from None
+            raise InputError(
+                f"building canary predictor {canary.predictor.name!r}: {exc}", f"spec.canary[{index}].predictor"
+            ) from None
         predictor = predictor.model_copy(
-            update={"max_replicas": 0, "scale_target": None, "scale_metric": None, "auto_scaling": None, "min_replicas": replicas}
+            update={
+                "max_replicas": 0,
+                "scale_target": None,
+                "scale_metric": None,
+                "auto_scaling": None,
+                "min_replicas": replicas,
+            }
         )
         out.append((predictor, canary.traffic_percent))
     return out

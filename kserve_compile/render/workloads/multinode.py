@@ -212,8 +212,12 @@ def expand_multinode(
         raise InputError(
             "you cannot set WorkerSpec in the InferenceService if the ServingRuntime does not have a WorkerSpec", PATH
         )
-    pp = _first_set(worker_spec.pipeline_parallel_size, runtime_worker.pipeline_parallel_size, C.DEFAULT_PIPELINE_PARALLEL_SIZE)
-    tp = _first_set(worker_spec.tensor_parallel_size, runtime_worker.tensor_parallel_size, C.DEFAULT_TENSOR_PARALLEL_SIZE)
+    pp = _first_set(
+        worker_spec.pipeline_parallel_size, runtime_worker.pipeline_parallel_size, C.DEFAULT_PIPELINE_PARALLEL_SIZE
+    )
+    tp = _first_set(
+        worker_spec.tensor_parallel_size, runtime_worker.tensor_parallel_size, C.DEFAULT_TENSOR_PARALLEL_SIZE
+    )
     worker_pod = _worker_pod(runtime_worker.k8s, worker_spec.k8s)
     worker_container = worker_pod["containers"][0]
     head_pod = clone(predictor.pod_spec)
@@ -224,21 +228,39 @@ def expand_multinode(
     if (runtime.spec.annotations or {}).get(C.ANN_MULTINODE_EXECUTOR_BACKEND) == C.MULTINODE_EXECUTOR_MP:
         gpus = mp_gpu_plan(pp, tp)
     else:
-        gpus = ray_gpu_plan(tp * pp, gpu_request(head_pod["containers"][0], known_gpus), gpu_request(worker_container, known_gpus))
+        gpus = ray_gpu_plan(
+            tp * pp, gpu_request(head_pod["containers"][0], known_gpus), gpu_request(worker_container, known_gpus)
+        )
     gen, name = generation(isvc), isvc.metadata.name
     annotations = predictor_annotations(isvc, spec, config)
     _set_head_env(head_container, pp, tp, gpus, name, annotations)
-    _set_worker_env(worker_container, pp, tp, gpus, name, head_service_name(name, gen), worker_service_name(predictor.name, gen))
+    _set_worker_env(
+        worker_container, pp, tp, gpus, name, head_service_name(name, gen), worker_service_name(predictor.name, gen)
+    )
     set_gpu(head_container, gpus.head_gpus, gpu_resource_types(predictor.annotations, config))
     head = replace(predictor, labels={**predictor.labels, C.LABEL_GENERATION: gen}, pod_spec=head_pod)
     worker_labels, worker_annotations = component_metadata(
-        name, C.PREDICTOR, spec, config, labels, annotations,
-        runtime_worker.labels, runtime_worker.annotations, {C.LABEL_GENERATION: gen},
+        name,
+        C.PREDICTOR,
+        spec,
+        config,
+        labels,
+        annotations,
+        runtime_worker.labels,
+        runtime_worker.annotations,
+        {C.LABEL_GENERATION: gen},
     )
     set_gpu(worker_container, gpus.worker_gpus, gpu_resource_types(worker_annotations, config))
     worker = Component(
-        C.PREDICTOR, f"{name}-{C.PREDICTOR}-{C.MULTINODE_WORKER}", isvc.metadata.namespace, worker_labels,
-        worker_annotations, worker_pod, predictor.spec, runtime, app=worker_app_label(predictor.name),
+        C.PREDICTOR,
+        f"{name}-{C.PREDICTOR}-{C.MULTINODE_WORKER}",
+        isvc.metadata.namespace,
+        worker_labels,
+        worker_annotations,
+        worker_pod,
+        predictor.spec,
+        runtime,
+        app=worker_app_label(predictor.name),
     )
     return MultiNode(head, worker, gen, pp, tp, gpus)
 
@@ -257,7 +279,9 @@ def _worker_pod(runtime_pod_spec: Mapping[str, Any], isvc_pod_spec: Mapping[str,
         raise InputError(f"failed to find {C.CONTAINER_WORKER} in ServingRuntime containers", PATH)
     isvc_containers = list(isvc_pod_spec.get("containers") or [])
     container = merge_containers(runtime_container, isvc_containers[0] if isvc_containers else {})
-    pod = merge_pod_specs({k: clone(v) for k, v in runtime_pod_spec.items() if k in RUNTIME_POD_MERGED}, dict(isvc_pod_spec))
+    pod = merge_pod_specs(
+        {k: clone(v) for k, v in runtime_pod_spec.items() if k in RUNTIME_POD_MERGED}, dict(isvc_pod_spec)
+    )
     pod["containers"] = [container]
     if container.get("name") != C.CONTAINER_WORKER:
         raise InputError(
@@ -268,7 +292,9 @@ def _worker_pod(runtime_pod_spec: Mapping[str, Any], isvc_pod_spec: Mapping[str,
     return pod
 
 
-def _set_head_env(container: dict[str, Any], pp: int, tp: int, gpus: GpuPlan, name: str, annotations: Mapping[str, str]) -> None:
+def _set_head_env(
+    container: dict[str, Any], pp: int, tp: int, gpus: GpuPlan, name: str, annotations: Mapping[str, str]
+) -> None:
     for env_name, value in (
         (C.ENV_PIPELINE_PARALLEL_SIZE, str(pp)),
         (C.ENV_TENSOR_PARALLEL_SIZE, str(tp)),
@@ -281,7 +307,9 @@ def _set_head_env(container: dict[str, Any], pp: int, tp: int, gpus: GpuPlan, na
         set_env(container, "MODEL_DIR", C.DEFAULT_MODEL_DIR)
 
 
-def _set_worker_env(container: dict[str, Any], pp: int, tp: int, gpus: GpuPlan, name: str, head_svc: str, worker_svc: str) -> None:
+def _set_worker_env(
+    container: dict[str, Any], pp: int, tp: int, gpus: GpuPlan, name: str, head_svc: str, worker_svc: str
+) -> None:
     for env_name, value in (
         (C.ENV_RAY_NODE_COUNT, str(gpus.node_count)),
         (C.ENV_REQUEST_GPU_COUNT, str(gpus.worker_gpus)),
@@ -294,7 +322,9 @@ def _set_worker_env(container: dict[str, Any], pp: int, tp: int, gpus: GpuPlan, 
         set_env(container, env_name, value)
 
 
-def worker_deployment(worker: Component, template: dict[str, Any], config: KServeConfig, replicas: int) -> dict[str, Any]:
+def worker_deployment(
+    worker: Component, template: dict[str, Any], config: KServeConfig, replicas: int
+) -> dict[str, Any]:
     """``createRawWorkerDeployment``: the usual Deployment, a rolling update that keeps every old pod until the new
     ones are ready (0% unavailable, 100% surge), and a fixed replica count."""
     dep = deployment(worker, template, config)
@@ -334,7 +364,9 @@ def headless_services(head_service: Mapping[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def multinode_objects(mn: MultiNode, head_service: Mapping[str, Any], worker_template: dict[str, Any], config: KServeConfig) -> list[dict[str, Any]]:
+def multinode_objects(
+    mn: MultiNode, head_service: Mapping[str, Any], worker_template: dict[str, Any], config: KServeConfig
+) -> list[dict[str, Any]]:
     """What multi-node adds next to the head's Service and Deployment: the two headless Services and the worker
     Deployment (``worker_template`` is the worker's finished pod template)."""
     return [*headless_services(head_service), worker_deployment(mn.worker, worker_template, config, mn.worker_replicas)]

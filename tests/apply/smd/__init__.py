@@ -25,8 +25,7 @@ SCHEMA = HERE / "schema.yaml"
 GOCODE = Path(os.environ.get("KC_GOCODE", "/usr/share/gocode/src"))
 SMD_SOURCE = GOCODE / "sigs.k8s.io" / "structured-merge-diff"
 SMD_IMPORT = "sigs.k8s.io/structured-merge-diff/v4"
-INSTALL_HINT = ("apt-get install -y --no-install-recommends golang-go "
-                "golang-k8s-sigs-structured-merge-diff-dev")
+INSTALL_HINT = "apt-get install -y --no-install-recommends golang-go golang-k8s-sigs-structured-merge-diff-dev"
 
 # (group, kind) -> SMD type name in schema.yaml; every other kind uses the generic object type
 TYPES: dict[tuple[str, str], str] = {
@@ -63,12 +62,24 @@ def build(workdir: Path) -> Path:
         # Debian ships SMD without its /v4 major-version suffix; GOPATH mode needs the import path.
         link.symlink_to(SMD_SOURCE, target_is_directory=True)
     binary = workdir / "smd-oracle"
-    env = dict(os.environ, GO111MODULE="off", GOFLAGS="", GOPROXY="off", GOTOOLCHAIN="local",
-               GOPATH=f"{gopath}{os.pathsep}{GOCODE.parent}")
+    env = dict(
+        os.environ,
+        GO111MODULE="off",
+        GOFLAGS="",
+        GOPROXY="off",
+        GOTOOLCHAIN="local",
+        GOPATH=f"{gopath}{os.pathsep}{GOCODE.parent}",
+    )
     if not _go_cache_usable(env):
         env["GOCACHE"] = str(workdir / "gocache")
-    proc = subprocess.run(["go", "build", "-o", str(binary), str(SOURCE)], cwd=workdir, env=env,
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        ["go", "build", "-o", str(binary), str(SOURCE)],
+        cwd=workdir,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"building {SOURCE.name} failed:\n{proc.stderr.strip()}")
     return binary
@@ -138,8 +149,8 @@ def _has(fields: dict[str, Any], path: tuple[str, ...]) -> bool:
 
 
 def owner_name(entry: dict[str, Any]) -> str:
-    name = f'{entry["manager"]}/{entry["operation"]}'
-    return name + (f'/{entry["subresource"]}' if entry.get("subresource") else "")
+    name = f"{entry['manager']}/{entry['operation']}"
+    return name + (f"/{entry['subresource']}" if entry.get("subresource") else "")
 
 
 def type_for(obj: dict[str, Any]) -> str:
@@ -154,8 +165,9 @@ class Oracle:
     def __init__(self, binary: Path, schema: str | None = None) -> None:
         self.schema = schema if schema is not None else SCHEMA.read_text()
         self._lock = threading.Lock()
-        self._proc = subprocess.Popen([str(binary)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, text=True, bufsize=1)
+        self._proc = subprocess.Popen(
+            [str(binary)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1
+        )
         self.calls = 0
 
     def close(self) -> None:
@@ -171,34 +183,64 @@ class Oracle:
             if stream:
                 stream.close()
 
-    def __enter__(self) -> "Oracle":
+    def __enter__(self) -> Oracle:
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def apply(self, live: dict[str, Any] | None, config: dict[str, Any], manager: str, *, force: bool = False,
-              managed_fields: list[dict[str, Any]] | None = None, subresource: str = "") -> Result:
+    def apply(
+        self,
+        live: dict[str, Any] | None,
+        config: dict[str, Any],
+        manager: str,
+        *,
+        force: bool = False,
+        managed_fields: list[dict[str, Any]] | None = None,
+        subresource: str = "",
+    ) -> Result:
         """Server-side apply ``config`` onto ``live`` as ``manager``; raises :class:`OracleConflict`."""
         return self._call("apply", live, config, manager, force, managed_fields, subresource)
 
-    def update(self, live: dict[str, Any] | None, new: dict[str, Any], manager: str, *,
-               managed_fields: list[dict[str, Any]] | None = None, subresource: str = "") -> Result:
+    def update(
+        self,
+        live: dict[str, Any] | None,
+        new: dict[str, Any],
+        manager: str,
+        *,
+        managed_fields: list[dict[str, Any]] | None = None,
+        subresource: str = "",
+    ) -> Result:
         """A non-apply write (PUT/PATCH/POST, an HPA via /scale) of ``new`` by ``manager``."""
         return self._call("update", live, new, manager, False, managed_fields, subresource)
 
-    def _call(self, op: str, live: dict[str, Any] | None, obj: dict[str, Any], manager: str, force: bool,
-              managed_fields: list[dict[str, Any]] | None, subresource: str) -> Result:
+    def _call(
+        self,
+        op: str,
+        live: dict[str, Any] | None,
+        obj: dict[str, Any],
+        manager: str,
+        force: bool,
+        managed_fields: list[dict[str, Any]] | None,
+        subresource: str,
+    ) -> Result:
         if managed_fields is None and live is not None:
             managed_fields = (live.get("metadata") or {}).get("managedFields") or []
         ignore = RESET_FIELDS.get(subresource, [])
         if op == "update":
             obj = _reset(obj, live, ignore)
         request = {
-            "schema": self.schema, "type": type_for(obj), "op": op, "apiVersion": obj.get("apiVersion", ""),
-            "manager": manager, "subresource": subresource, "force": force,
-            "live": _without_managed_fields(live), "object": _without_managed_fields(obj),
-            "managedFields": managed_fields or [], "ignore": ignore,
+            "schema": self.schema,
+            "type": type_for(obj),
+            "op": op,
+            "apiVersion": obj.get("apiVersion", ""),
+            "manager": manager,
+            "subresource": subresource,
+            "force": force,
+            "live": _without_managed_fields(live),
+            "object": _without_managed_fields(obj),
+            "managedFields": managed_fields or [],
+            "ignore": ignore,
         }
         with self._lock:
             assert self._proc.stdin is not None and self._proc.stdout is not None
@@ -214,14 +256,26 @@ class Oracle:
             raise RuntimeError(f"oracle process exited: {err.strip()}")
         answer = json.loads(line)
         if answer.get("conflicts"):
-            raise OracleConflict(answer["error"], [
-                Conflict(c["manager"], c["operation"], c.get("subresource", ""), c["apiVersion"], c["field"],
-                         c["message"]) for c in answer["conflicts"]])
+            raise OracleConflict(
+                answer["error"],
+                [
+                    Conflict(
+                        c["manager"],
+                        c["operation"],
+                        c.get("subresource", ""),
+                        c["apiVersion"],
+                        c["field"],
+                        c["message"],
+                    )
+                    for c in answer["conflicts"]
+                ],
+            )
         if answer.get("error"):
             raise OracleError(answer["error"])
         entries = answer.get("managedFields") or []
-        return Result(answer["object"], entries, bool(answer.get("changed")),
-                      {owner_name(e): e["fieldsV1"] for e in entries})
+        return Result(
+            answer["object"], entries, bool(answer.get("changed")), {owner_name(e): e["fieldsV1"] for e in entries}
+        )
 
 
 def _reset(obj: dict[str, Any], live: dict[str, Any] | None, paths: list[list[str]]) -> dict[str, Any]:

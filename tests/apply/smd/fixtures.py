@@ -6,12 +6,12 @@ so an existing test module re-collected there runs against ``FakeApi(oracle=...)
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
+from fakeapi import FakeApi
 
 import smd
-from fakeapi import FakeApi
 
 MISSING = smd.missing()
 requires_oracle = pytest.mark.skipif(MISSING is not None, reason=f"SSA oracle unavailable: {MISSING}")

@@ -49,7 +49,9 @@ def revision_template(
 ) -> dict[str, Any]:
     """``{metadata: {labels, annotations}, spec: <PodSpec>}`` as KServe writes the revision template, before the pod
     webhook — the input for :func:`kserve_compile.render.pod_webhook.inject_pod` in Knative mode."""
-    annotations, _ = revision_annotations(component, isvc_annotations, config, allow_zero_initial_scale=allow_zero_initial_scale)
+    annotations, _ = revision_annotations(
+        component, isvc_annotations, config, allow_zero_initial_scale=allow_zero_initial_scale
+    )
     labels = {k: v for k, v in component.labels.items() if k not in config.label_disallowed}
     return {"metadata": {"labels": labels, "annotations": annotations}, "spec": clone(component.pod_spec)}
 
@@ -74,7 +76,12 @@ def traffic_targets(
     targets = [latest]
     if canary < 100:
         targets.append(
-            {"tag": C.TRAFFIC_TAG_PREV, "revisionName": rolled_out_revision, "latestRevision": False, "percent": 100 - canary}
+            {
+                "tag": C.TRAFFIC_TAG_PREV,
+                "revisionName": rolled_out_revision,
+                "latestRevision": False,
+                "percent": 100 - canary,
+            }
         )
     return targets
 
@@ -137,14 +144,19 @@ def _split_template(component: Component, given: Mapping[str, Any]) -> tuple[Map
     """``(PodSpec, template metadata)`` from either a PodSpec or a ``{metadata, spec}`` template."""
     where = f"spec.{component.kind}"
     if not isinstance(given, Mapping):
-        raise InputError(f"the pod spec of Knative Service {component.name} must be a mapping, not {type(given).__name__}", where)
+        raise InputError(
+            f"the pod spec of Knative Service {component.name} must be a mapping, not {type(given).__name__}", where
+        )
     if "spec" not in given:  # a PodSpec has no "spec" field
         return given, {}
     spec, meta = given["spec"], given.get("metadata") or {}
     if not isinstance(spec, Mapping):
-        raise InputError(f"the pod template of Knative Service {component.name} has no spec mapping", f"{where}.template.spec")
+        raise InputError(
+            f"the pod template of Knative Service {component.name} has no spec mapping", f"{where}.template.spec"
+        )
     if not isinstance(meta, Mapping):
         raise InputError(
-            f"the pod template metadata of Knative Service {component.name} must be a mapping", f"{where}.template.metadata"
+            f"the pod template metadata of Knative Service {component.name} must be a mapping",
+            f"{where}.template.metadata",
         )
     return spec, meta

@@ -15,9 +15,16 @@ from .otel import otel_collector
 from .service import service
 
 
-def standard_workload(component: Component, template: dict[str, Any], config: KServeConfig, *, otel: bool = True) -> list[dict[str, Any]]:
+def standard_workload(
+    component: Component, template: dict[str, Any], config: KServeConfig, *, otel: bool = True
+) -> list[dict[str, Any]]:
     """The objects of one Standard-mode component; ``template`` is its finished pod template. A canary's raw
     reconciler makes no OpenTelemetryCollector (``otel=False``)."""
     dep = deployment(component, template, config)
     collector = otel_collector(component, config) if otel else []
-    return [service(component, config), *collector, dep, *autoscaler(component, dict(dep["metadata"]["labels"]), config)]
+    return [
+        service(component, config),
+        *collector,
+        dep,
+        *autoscaler(component, dict(dep["metadata"]["labels"]), config),
+    ]

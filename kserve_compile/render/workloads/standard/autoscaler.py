@@ -40,7 +40,12 @@ def hpa(component: Component, labels: dict[str, str], config: KServeConfig) -> d
     metrics = hpa_metrics(ext, component)
     if metrics:
         spec["metrics"] = metrics
-    return {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": _meta(component, labels), "spec": spec}
+    return {
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": _meta(component, labels),
+        "spec": spec,
+    }
 
 
 def _resource_metric(name: str, target: dict[str, Any]) -> dict[str, Any]:
@@ -56,7 +61,9 @@ def hpa_metrics(ext: ComponentExtension, component: Component) -> list[dict[str,
                 continue
             target = resource.target
             if resource.name == "cpu":
-                util = target.average_utilization if target.average_utilization is not None else C.DEFAULT_CPU_UTILIZATION
+                util = (
+                    target.average_utilization if target.average_utilization is not None else C.DEFAULT_CPU_UTILIZATION
+                )
                 out.append(_resource_metric("cpu", {"type": "Utilization", "averageUtilization": util}))
             elif resource.name == "memory":
                 memory_target: dict[str, Any] = {}
@@ -178,7 +185,12 @@ def keda(component: Component, labels: dict[str, str], config: KServeConfig) -> 
         if up is not None:
             hpa_behavior["scaleUp"] = {"stabilizationWindowSeconds": up}
         spec["advanced"] = {"horizontalPodAutoscalerConfig": {"behavior": hpa_behavior}}
-    return {"apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject", "metadata": _meta(component, labels), "spec": spec}
+    return {
+        "apiVersion": "keda.sh/v1alpha1",
+        "kind": "ScaledObject",
+        "metadata": _meta(component, labels),
+        "spec": spec,
+    }
 
 
 _BUILDERS = {C.AUTOSCALER_HPA: hpa, C.AUTOSCALER_KEDA: keda}

@@ -76,7 +76,12 @@ def _apply_configmap_rollout(spec: dict[str, Any], config: KServeConfig) -> None
 def pod_template(component: Component) -> dict[str, Any]:
     """The template KServe puts in the Deployment, before the pod webhook: component meta + ``app`` label."""
     labels = {**component.labels, C.LABEL_APP: component.app_label}
-    meta = {"name": component.name, "namespace": component.namespace, "labels": labels, "annotations": dict(component.annotations)}
+    meta = {
+        "name": component.name,
+        "namespace": component.namespace,
+        "labels": labels,
+        "annotations": dict(component.annotations),
+    }
     return {"metadata": _compact(meta), "spec": with_pod_defaults(component.pod_spec)}
 
 

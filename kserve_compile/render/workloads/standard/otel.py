@@ -17,7 +17,11 @@ DEFAULT_METRICS_PORT = "8080"
 def otel_metric_names(component: Component) -> list[str]:
     names: list[str] = []
     for metric in (component.spec.auto_scaling.metrics or []) if component.spec.auto_scaling else []:
-        if metric.type == "PodMetric" and metric.podmetric is not None and metric.podmetric.metric.backend == OTEL_BACKEND:
+        if (
+            metric.type == "PodMetric"
+            and metric.podmetric is not None
+            and metric.podmetric.metric.backend == OTEL_BACKEND
+        ):
             names += metric.podmetric.metric.metric_names or []
     return names
 
@@ -50,4 +54,7 @@ def otel_collector(component: Component, config: KServeConfig) -> list[dict[str,
 
 def _resources(resource: Any) -> dict[str, dict[str, str]]:
     """``createResourceRequirements``: the configured values, written as Kubernetes writes quantities."""
-    return {section: {k: canonical_quantity(v) for k, v in values.items()} for section, values in resource.requirements().items()}
+    return {
+        section: {k: canonical_quantity(v) for k, v in values.items()}
+        for section, values in resource.requirements().items()
+    }

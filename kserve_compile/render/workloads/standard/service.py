@@ -24,7 +24,15 @@ def service_ports(component: Component) -> list[dict[str, Any]]:
         out = [{"name": component.name, "port": C.SERVICE_PORT, "targetPort": C.DEFAULT_HTTP_PORT, "protocol": "TCP"}]
     else:
         first = ports[0]
-        out = [_port(first.get("name"), C.SERVICE_PORT, first.get("containerPort", 0), first.get("protocol"), _app_protocol(first))]
+        out = [
+            _port(
+                first.get("name"),
+                C.SERVICE_PORT,
+                first.get("containerPort", 0),
+                first.get("protocol"),
+                _app_protocol(first),
+            )
+        ]
         for port in ports[1:]:
             number = port.get("containerPort", 0)
             out.append(_port(port.get("name"), number, number, port.get("protocol") or "TCP", _app_protocol(port)))
