@@ -10,16 +10,23 @@ does, so streams concatenate safely and ``kubectl apply -f -`` takes them as the
 a ``kustomization.yaml`` listing them in apply order (with ``sortOptions: {order: fifo}`` so kustomize keeps it).
 """
 
+from typing import Any
+
 from kserve_compile.emit.json_text import dump_json
 from kserve_compile.emit.order import APPLY_FIRST, object_ref, sort_objects
-from kserve_compile.emit.outdir import (
-    OUTPUT_DIR_MARKER,
-    Changes,
-    object_file_name,
-    output_dir_changes,
-    write_output_dir,
-)
 from kserve_compile.emit.yaml_text import dump_yaml
+
+_OUTDIR_NAMES = ("OUTPUT_DIR_MARKER", "Changes", "object_file_name", "output_dir_changes", "write_output_dir")
+
+
+def __getattr__(name: str) -> Any:
+    # --output-dir's writer (hashing, file I/O) loads only when used: a plain render starts ~15 ms sooner
+    if name in _OUTDIR_NAMES:
+        from kserve_compile.emit import outdir
+
+        return getattr(outdir, name)
+    raise AttributeError(name)
+
 
 __all__ = [
     "APPLY_FIRST",
