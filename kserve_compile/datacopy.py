@@ -18,9 +18,9 @@ T = TypeVar("T")
 def clone(data: T) -> T:
     """A deep copy of JSON-shaped ``data`` (tuples come back as lists); while tracing, leaves keep their origins."""
     if is_tracing():
-        return _clone(data)  # type: ignore[no-any-return]
+        return _clone(data)
     try:
-        return orjson.loads(orjson.dumps(data))  # type: ignore[no-any-return]
+        return orjson.loads(orjson.dumps(data))
     except (TypeError, ValueError):  # e.g. an integer beyond 64 bits: copy it the slow, general way
         return _clone(data)
 

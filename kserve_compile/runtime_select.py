@@ -78,7 +78,7 @@ def _sort_key(rt: ServingRuntime) -> tuple:
 
 
 class _Desc(str):
-    def __lt__(self, other: str) -> bool:  # type: ignore[override]
+    def __lt__(self, other: str) -> bool:
         return str.__gt__(self, other)
 
 

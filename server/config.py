@@ -50,7 +50,7 @@ class Options:
     large_request_bytes: int = 256 * 1024
     process_decode_bytes: int = 8 * MIB
 
-    def limits(self):  # type: ignore[no-untyped-def]
+    def limits(self):
         """The connection limits of the HTTP protocol (server.http_protocol.Limits)."""
         from server.http_protocol import Limits
 

@@ -43,7 +43,7 @@ class Inference:
         self.large = state.options.large_request_bytes
         self.pool = state.decode_pool
 
-    def _offload(self, fn, *args) -> asyncio.Future:  # type: ignore[no-untyped-def]
+    def _offload(self, fn, *args) -> asyncio.Future:
         return asyncio.get_running_loop().run_in_executor(None, fn, *args)
 
     async def v2(
@@ -94,7 +94,7 @@ class Inference:
 
     def _observe(
         self, model: OnnxModel, feeds: dict, request_id: str | None, started: float, decoded: float, predicted: float
-    ) -> None:  # type: ignore[type-arg]
+    ) -> None:
         observe(model, feeds, started, decoded, predicted)
         if self.latency_log:
             done = time.perf_counter()
@@ -107,7 +107,7 @@ class Inference:
             )
 
 
-def observe(model: OnnxModel, feeds: dict, started: float, decoded: float, predicted: float) -> None:  # type: ignore[type-arg]
+def observe(model: OnnxModel, feeds: dict, started: float, decoded: float, predicted: float) -> None:
     """A successful request: KServe's latency histograms and Triton's statistics."""
     done = time.perf_counter()
     timers = metrics.timers(model.name)

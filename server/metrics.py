@@ -51,7 +51,7 @@ def exposition(accept: str, triton: StatsCollector | None = None) -> tuple[bytes
         body = generate_openmetrics(REGISTRY)
         if triton is not None:
             extra = CollectorRegistry(auto_describe=False)
-            extra.register(triton)  # type: ignore[arg-type]
+            extra.register(triton)
             body = body.removesuffix(b"# EOF\n") + generate_openmetrics(extra)
         return body, OPENMETRICS_CONTENT_TYPE
     body = generate_latest(REGISTRY)

@@ -50,7 +50,7 @@ class InferenceRunner:
             except RuntimeError:  # the loop closed while this job ran
                 pass
 
-    def submit(self, fn, *args) -> asyncio.Future:  # type: ignore[no-untyped-def]
+    def submit(self, fn, *args) -> asyncio.Future:
         """Run ``fn(*args)`` on a pool thread; await the returned future for its result."""
         loop = asyncio.get_running_loop()
         future = loop.create_future()

@@ -26,7 +26,7 @@ class ErrorFormat(str, Enum):
     github = "github"
 
 
-def report(problems, error_format: ErrorFormat = ErrorFormat.text) -> None:  # type: ignore[no-untyped-def]
+def report(problems, error_format: ErrorFormat = ErrorFormat.text) -> None:
     """Problems to stderr in the chosen format (GitHub annotations for CI logs).
 
     In text, a warning or note that repeats (the same message at the same field of many objects) is printed once,
@@ -50,7 +50,7 @@ def report(problems, error_format: ErrorFormat = ErrorFormat.text) -> None:  # t
             sys.stderr.write(f"::{level} {where},title={title}::{p.message}\n")
 
 
-def _grouped(problems):  # type: ignore[no-untyped-def]
+def _grouped(problems):
     """(first problem, how many more) per distinct warning; each error on its own, in order."""
     counts: dict[tuple, int] = {}
     firsts: list = []
