@@ -8,6 +8,7 @@ file and position from the parse step's source map and gathers every problem of 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,7 @@ class Problem:
         prefix = "" if self.severity == "error" else f"{self.severity}: "
         return ": ".join(parts) + ": " + prefix + self.message
 
-    def with_context(self, **changes: object) -> Problem:
+    def with_context(self, **changes: Any) -> Problem:  # field values: str or int, by field
         """Fill in only the context fields that are still empty."""
         fill = {k: v for k, v in changes.items() if not getattr(self, k)}
         return replace(self, **fill) if fill else self

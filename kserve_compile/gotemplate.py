@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, final
 
 NO_VALUE = "<no value>"
 
@@ -31,6 +31,7 @@ class Struct(dict):
     """A Go struct as template data: looking up a field it lacks is an error, unlike a map."""
 
 
+@final  # lets a type checker read ``type(part) is not _Text`` as "an _Action" (render checks the type, not isinstance)
 @dataclass(frozen=True)
 class _Text:
     text: str

@@ -258,8 +258,8 @@ def prepare(docs: Sequence[Document]) -> Context:
     for doc in groups["runtime"]:
         try:
             rt = _model(doc, ServingRuntime)
-        except CompileError as exc:
-            problems.extend(exc.problems)
+        except CompileError as err:
+            problems.extend(err.problems)
             continue
         if not rt.is_cluster and not rt.metadata.namespace:
             rt = rt.model_copy(update={"metadata": rt.metadata.model_copy(update={"namespace": "default"})})

@@ -59,7 +59,7 @@ def check_object(obj: dict, kube_version: str = DEFAULT_KUBE_VERSION) -> list[Sc
     """
     if not isinstance(obj, dict):
         return [SchemaIssue("", "", "", f"expected a mapping, got {type(obj).__name__}")]
-    kind = obj.get("kind") if isinstance(obj.get("kind"), str) else ""
+    kind = given if isinstance(given := obj.get("kind"), str) else ""
     meta = obj.get("metadata")
     name = meta.get("name", "") if isinstance(meta, dict) else ""
     name = name if isinstance(name, str) else str(name)

@@ -69,11 +69,16 @@ def unknown_fields(doc: Document) -> list[Problem]:
     which the API server's schema and ``validate`` check), each with its did-you-mean."""
     from .models import InferenceService, ServingRuntime
 
-    models = {C.KIND_ISVC: InferenceService, C.KIND_SR: ServingRuntime, C.KIND_CSR: ServingRuntime}
+    models: dict[str, type[InferenceService | ServingRuntime]] = {
+        C.KIND_ISVC: InferenceService,
+        C.KIND_SR: ServingRuntime,
+        C.KIND_CSR: ServingRuntime,
+    }
     model = models.get(doc.kind)
     if model is None or not isinstance(doc.data.get("spec"), dict):
         return []
     spec_model = model.model_fields["spec"].annotation
+    assert isinstance(spec_model, type)  # the spec struct's class (pydantic has resolved the annotation)
     return [doc.problem(message, path) for path, message in _walk_model(spec_model, doc.data["spec"], "spec")]
 
 

@@ -244,7 +244,7 @@ class Router:
         return answer, status
 
 
-def _cancel(tasks: list[asyncio.Future[Any]]) -> None:
+def _cancel(tasks: Iterable[asyncio.Future[Any]]) -> None:
     for task in tasks:
         if not task.done():
             task.cancel()
@@ -252,12 +252,15 @@ def _cancel(tasks: list[asyncio.Future[Any]]) -> None:
             task.exception()  # mark retrieved
 
 
+_GO_KINDS: dict[type, str] = {list: "array", str: "string"}
+
+
 def _go_kind(value: Any) -> str:
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, (int, float)):
         return "number"
-    return {list: "array", str: "string"}.get(type(value), "value")
+    return _GO_KINDS.get(type(value), "value")
 
 
 def pick_weighted(steps: tuple[Step, ...], point: int) -> int | None:

@@ -136,7 +136,8 @@ def raw_from_tensor(array: np.ndarray) -> bytes | memoryview:
         return b"".join(parts)
     if array.dtype.byteorder == ">":
         array = array.astype(array.dtype.newbyteorder("<"))
-    return memoryview(np.ascontiguousarray(array)).cast("B")
+    # numpy's stubs declare ndarray.__buffer__ only for Python >= 3.12 (mypy checks as 3.11); arrays are buffers
+    return memoryview(np.ascontiguousarray(array)).cast("B")  # type: ignore[arg-type]
 
 
 def json_data(array: np.ndarray) -> object:
@@ -179,7 +180,7 @@ def check_feeds(model: OnnxModel, feeds: dict[str, np.ndarray]) -> None:
             raise InvalidInput(f"inputs disagree on dimension {symbol!r}: {given}")
 
 
-def _check_binary_sizes(inputs: list, available: int) -> None:  # type: ignore[type-arg]
+def _check_binary_sizes(inputs: list, available: int) -> None:
     """The declared binary_data_size values add up to the binary part, checked before any tensor is read."""
     total = 0
     for item in inputs:
@@ -244,8 +245,8 @@ def decode_v2(model: OnnxModel, body: bytes, header_length: str | None) -> Infer
     for item in inputs:
         if type(item) is not dict:
             raise InvalidInput("every entry of 'inputs' must be an object with name, datatype, shape and data")
-        name = item.get("name")
-        spec, shape, count = check_input(model, name, item.get("datatype"), item.get("shape"))
+        spec, shape, count = check_input(model, item.get("name"), item.get("datatype"), item.get("shape"))
+        name = spec.name  # the name given (check_input found the model's input by it)
         if name in feeds:
             raise InvalidInput(f"input {name!r} is given twice")
         data = item.get("data")

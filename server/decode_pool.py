@@ -41,7 +41,11 @@ class DecodePool:
         return self._pool is not None
 
     def wants(self, model: OnnxModel, size: int, header_length: str | None) -> bool:
-        return 0 < self.threshold <= size and header_length is None and not model.signature.has_strings
+        if not (0 < self.threshold <= size and header_length is None):
+            return False
+        signature = model.signature
+        assert signature is not None  # requests reach loaded models only
+        return not signature.has_strings
 
     async def decode_v2(self, model: OnnxModel, body: bytes) -> codec.InferRequest:
         return await self._run(_decode_v2, model, body)
@@ -49,7 +53,7 @@ class DecodePool:
     async def decode_v1(self, model: OnnxModel, body: bytes) -> dict[str, np.ndarray]:
         return await self._run(_decode_v1, model, body)
 
-    async def _run(self, fn, model: OnnxModel, body: bytes):  # type: ignore[no-untyped-def]
+    async def _run(self, fn, model: OnnxModel, body: bytes):
         loop = asyncio.get_running_loop()
         if self._pool is None:
             self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))

@@ -44,6 +44,7 @@ def _guarded(rpc: Callable[..., Awaitable[object]]) -> Callable[..., Awaitable[o
             _, message = log_failure(exc, _request_id(request, context), f"gRPC {rpc.__name__}")
             code = exc.grpc_code if isinstance(exc, ServerError) else grpc.StatusCode.INTERNAL
             await context.abort(code, message)
+            raise AssertionError("unreachable: ServicerContext.abort raises") from exc  # grpc has no types to say so
 
     return handler
 
@@ -59,7 +60,7 @@ def _tensor_metadata(spec: codec.TensorSpec) -> object:
     return pb.ModelMetadataResponse.TensorMetadata(name=spec.name, datatype=spec.datatype, shape=list(spec.shape))
 
 
-def _payload_bytes(request) -> int:  # type: ignore[no-untyped-def]
+def _payload_bytes(request) -> int:
     """About how many bytes of tensor data a ModelInferRequest carries (raw contents, or typed from the shapes)."""
     if request.raw_input_contents:
         return sum(len(blob) for blob in request.raw_input_contents)
@@ -75,7 +76,7 @@ def build_handlers(state: ServerState) -> dict[str, grpc.RpcMethodHandler]:
     async def ServerReady(request: object, context: object) -> object:
         return pb.ServerReadyResponse(ready=state.ready())
 
-    async def ModelReady(request, context):  # type: ignore[no-untyped-def]
+    async def ModelReady(request, context):
         model = state.repository.models.get(request.name)
         if model is None:
             raise ModelNotFound(request.name)
@@ -85,7 +86,7 @@ def build_handlers(state: ServerState) -> dict[str, grpc.RpcMethodHandler]:
         meta = state.server_metadata()
         return pb.ServerMetadataResponse(name=meta["name"], version=meta["version"], extensions=meta["extensions"])
 
-    async def ModelMetadata(request, context):  # type: ignore[no-untyped-def]
+    async def ModelMetadata(request, context):
         model = _model(state, request.name, request.version)
         return pb.ModelMetadataResponse(
             name=model.name,
@@ -95,7 +96,7 @@ def build_handlers(state: ServerState) -> dict[str, grpc.RpcMethodHandler]:
             outputs=[_tensor_metadata(s) for s in model.outputs],
         )
 
-    async def ModelInfer(request, context):  # type: ignore[no-untyped-def]
+    async def ModelInfer(request, context):
         model = _model(state, request.model_name, request.model_version)
         started = time.perf_counter()
         raw = len(request.raw_input_contents) > 0
@@ -120,10 +121,10 @@ def build_handlers(state: ServerState) -> dict[str, grpc.RpcMethodHandler]:
         observe(model, feeds, started, decoded_at, predicted_at)
         return response
 
-    async def ModelConfig(request, context):  # type: ignore[no-untyped-def]
+    async def ModelConfig(request, context):
         return pb.ModelConfigResponse(config=model_config(_model(state, request.name, request.version)))
 
-    async def ModelStatistics(request, context):  # type: ignore[no-untyped-def]
+    async def ModelStatistics(request, context):
         if request.name:
             model = _model(state, request.name, request.version)
             rows = [model.stats.triton(model.name, model.version)]
@@ -133,14 +134,14 @@ def build_handlers(state: ServerState) -> dict[str, grpc.RpcMethodHandler]:
             model_stats=[{k: v for k, v in r.items() if k != "batch_stats"} for r in rows]
         )
 
-    async def RepositoryIndex(request, context):  # type: ignore[no-untyped-def]
+    async def RepositoryIndex(request, context):
         return pb.RepositoryIndexResponse(models=state.repository.index(ready_only=request.ready))
 
-    async def RepositoryModelLoad(request, context):  # type: ignore[no-untyped-def]
+    async def RepositoryModelLoad(request, context):
         await state.load(request.model_name)
         return pb.RepositoryModelLoadResponse()
 
-    async def RepositoryModelUnload(request, context):  # type: ignore[no-untyped-def]
+    async def RepositoryModelUnload(request, context):
         await state.unload(request.model_name)
         return pb.RepositoryModelUnloadResponse()
 
@@ -167,7 +168,7 @@ def build_handlers(state: ServerState) -> dict[str, grpc.RpcMethodHandler]:
     return handlers
 
 
-def decode_infer(model: OnnxModel, request) -> tuple[dict[str, np.ndarray], list[str]]:  # type: ignore[no-untyped-def]
+def decode_infer(model: OnnxModel, request) -> tuple[dict[str, np.ndarray], list[str]]:
     raw = request.raw_input_contents
     if raw and len(raw) != len(request.inputs):
         raise InvalidInput(f"raw_input_contents has {len(raw)} entries for {len(request.inputs)} inputs")
@@ -191,7 +192,7 @@ def decode_infer(model: OnnxModel, request) -> tuple[dict[str, np.ndarray], list
     return feeds, outputs
 
 
-def encode_infer(model: OnnxModel, request, outputs: list[str], results: list[np.ndarray], raw: bool):  # type: ignore[no-untyped-def]
+def encode_infer(model: OnnxModel, request, outputs: list[str], results: list[np.ndarray], raw: bool):
     response = pb.ModelInferResponse(model_name=model.name, model_version=model.version, id=request.id)
     datatypes = [v2_from_numpy(array.dtype) for array in results]
     # Raw contents must line up 1:1 with outputs, so one datatype without a typed field makes all raw.

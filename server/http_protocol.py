@@ -66,7 +66,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     _cap: int = 0
     _sweeping: bool = False
 
-    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         cls = type(self)
         if cls.limits is None:
@@ -129,7 +129,9 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     def _sweep(self) -> None:
         now = time.monotonic()
         for connection in list(self.connections):
-            deadline = getattr(connection, "_deadline", None)
+            if not isinstance(connection, BoundedHttpToolsProtocol):
+                continue
+            deadline = connection._deadline
             if deadline is not None and now > deadline:
                 connection._timed_out()
         if self.connections:

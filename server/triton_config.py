@@ -44,11 +44,11 @@ def model_config(model: OnnxModel) -> dict[str, object]:
         "platform": PLATFORM,
         "backend": BACKEND,
         "version_policy": {"latest": {"num_versions": 1}},
-        "max_batch_size": batcher.max_batch_size if batched else 0,  # type: ignore[union-attr]
+        "max_batch_size": batcher.max_batch_size if batcher is not None else 0,
         "input": [_tensor(s, batched) for s in model.inputs],
         "output": [_tensor(s, batched) for s in model.outputs],
         "default_model_filename": model.path.name,
     }
-    if batched:
-        config["dynamic_batching"] = {"max_queue_delay_microseconds": int(batcher.max_delay * 1e6)}  # type: ignore[union-attr]
+    if batcher is not None:
+        config["dynamic_batching"] = {"max_queue_delay_microseconds": int(batcher.max_delay * 1e6)}
     return config

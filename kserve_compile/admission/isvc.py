@@ -20,6 +20,7 @@ from ..errors import InputError
 from ..models import (
     FRAMEWORKS,
     ComponentExtension,
+    ExplainerSpec,
     InferenceService,
     LoggerSpec,
     MetricQuantityTarget,
@@ -205,7 +206,7 @@ def _implementations(kind: str, path: str, component: ComponentExtension, paths:
             if not out:
                 out.append(_Impl("custom", kind, path, component))
         return out
-    if kind == C.EXPLAINER and getattr(component, "art", None) is not None:
+    if kind == C.EXPLAINER and isinstance(component, ExplainerSpec) and component.art is not None:
         out.append(_Impl("art", kind, f"{path}.art", component.art))
     if containers:
         out.append(_Impl("custom", kind, path, component))
@@ -273,7 +274,7 @@ def _check_blocked_env(isvc: InferenceService, paths: _Paths) -> None:
     spec = isvc.spec
     predictor = spec.predictor
     # (path of the list — or of the single container —, containers, is a single inlined container)
-    groups: list[tuple[str, list[Mapping[str, Any]], bool]] = [
+    groups: list[tuple[str, Sequence[Mapping[str, Any]], bool]] = [
         ("spec.predictor.containers", predictor.containers, False),
         ("spec.predictor.initContainers", list(predictor.k8s.get("initContainers") or []), False),
     ]

@@ -78,7 +78,7 @@ def _objects(files: list[str], rendered: bool, config: str | None) -> list[dict[
         from kserve_compile.apply.diffing import load_manifests
 
         return load_manifests(files)
-    from kserve_compile.api import render_files  # type: ignore[import-not-found]
+    from kserve_compile.api import render_files
 
     return render_files(files, config_file=config)
 
@@ -286,19 +286,14 @@ def daemon_command(
                 {n.strip() for n in (namespaces or "").split(",") if n.strip()} | ({namespace} if namespace else set())
             )
         )
-        timing = {
-            name: _seconds(flag, value)
-            for name, flag, value in (
-                ("lease_seconds", "--leader-elect-lease-duration", lease_duration),
-                ("renew_seconds", "--leader-elect-renew-deadline", renew_deadline),
-                ("retry_seconds", "--leader-elect-retry-period", retry_period),
-                ("resync_seconds", "--resync", resync),
-                ("not_ready_after", "--informer-not-ready-after", not_ready_after),
-                ("dead_after", "--informer-dead-after", dead_after),
-                ("retry_base", "--retry-base-delay", retry_base),
-                ("retry_max", "--retry-max-delay", retry_max),
-            )
-        }
+        lease_seconds = _seconds("--leader-elect-lease-duration", lease_duration)
+        renew_seconds = _seconds("--leader-elect-renew-deadline", renew_deadline)
+        retry_seconds = _seconds("--leader-elect-retry-period", retry_period)
+        resync_seconds = _seconds("--resync", resync)
+        not_ready_seconds = _seconds("--informer-not-ready-after", not_ready_after)
+        dead_seconds = _seconds("--informer-dead-after", dead_after)
+        retry_base_seconds = _seconds("--retry-base-delay", retry_base)
+        retry_max_seconds = _seconds("--retry-max-delay", retry_max)
         in_cluster = not (server or kubeconfig or context) and bool(os.environ.get("KUBERNETES_SERVICE_HOST"))
         client = _kube(server, kubeconfig, context, in_cluster=in_cluster)
         cfg = daemon.DaemonConfig(
@@ -310,7 +305,14 @@ def daemon_command(
             lease_name=lease_name,
             workers=workers,
             watch_timeout=max(1, int(_seconds("--watch-timeout", watch_timeout))),
-            **timing,
+            lease_seconds=lease_seconds,
+            renew_seconds=renew_seconds,
+            retry_seconds=retry_seconds,
+            resync_seconds=resync_seconds,
+            not_ready_after=not_ready_seconds,
+            dead_after=dead_seconds,
+            retry_base=retry_base_seconds,
+            retry_max=retry_max_seconds,
         )
         return daemon.Daemon(client, cfg).serve(health_addr, metrics_addr)
 

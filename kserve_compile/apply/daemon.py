@@ -20,7 +20,6 @@ controller-runtime's shape (apply_ecosystem.md §5):
 
 from __future__ import annotations
 
-import collections
 import hashlib
 import logging
 import os
@@ -119,12 +118,13 @@ class Metrics:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self.counters: collections.Counter[tuple[str, tuple[tuple[str, str], ...]]] = collections.Counter()
+        self.counters: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {}  # counts, and sums of seconds
         self.gauges: dict[str, float] = {}
 
     def inc(self, name: str, value: float = 1, **labels: str) -> None:
+        key = (name, tuple(sorted(labels.items())))
         with self._lock:
-            self.counters[(name, tuple(sorted(labels.items())))] += value
+            self.counters[key] = self.counters.get(key, 0) + value
 
     def set(self, name: str, value: float) -> None:
         with self._lock:

@@ -33,17 +33,19 @@ def identity(obj: object, index: int) -> tuple[str, str, str, str, str]:
     meta = {} if meta is None else meta
     if not isinstance(meta, Mapping):
         raise TypeError(f"object #{index + 1}: metadata: expected a mapping, got {type(meta).__name__}")
-    fields = {
+    given = {
         "apiVersion": obj.get("apiVersion"),
         "kind": obj.get("kind"),
         "metadata.namespace": meta.get("namespace"),
         "metadata.name": meta.get("name"),
     }
-    for path, value in fields.items():
+    fields: dict[str, str] = {}
+    for path, value in given.items():
         if value is None:
-            fields[path] = ""
+            value = ""
         elif not isinstance(value, str):
             raise TypeError(f"object #{index + 1}: {path}: expected a string, got {type(value).__name__}")
+        fields[path] = value
     group, _, version = fields["apiVersion"].rpartition("/")
     return group, version, fields["kind"], fields["metadata.namespace"], fields["metadata.name"]
 
@@ -109,14 +111,13 @@ _SCALARS = (str, int, type(None))
 
 def is_clean(obj: object) -> bool:
     """Fast check (no paths) that a tree holds only what JSON can: call :func:`check_tree` if not."""
+    if type(obj) is dict:
+        return all(type(k) is str for k in obj) and all(map(is_clean, obj.values()))
+    if type(obj) is list:
+        return all(map(is_clean, obj))
     t = type(obj)
-    if t is dict:
-        values = obj.values()  # type: ignore[union-attr]
-        return all(type(k) is str for k in obj) and all(map(is_clean, values))
-    if t is list:
-        return all(map(is_clean, obj))  # type: ignore[call-overload]
     if t is str or t is int or t is bool or obj is None:
         return True
-    if t is float:
-        return obj - obj == 0  # false for NaN and the infinities  # type: ignore[operator]
+    if type(obj) is float:
+        return obj - obj == 0  # false for NaN and the infinities
     return False  # subclasses, tuples, Mapping types: orjson may not take them; check_tree decides

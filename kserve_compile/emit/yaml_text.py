@@ -145,7 +145,7 @@ def _value(v: object, indent: str, cache: dict) -> str:
         return "true" if v else "false"
     if t is int:
         return str(v)
-    if t is float:
+    if type(v) is float:
         return _float(v)
     if isinstance(v, str):  # str subclass (e.g. a str Enum): its text, not its str()
         s = str.__str__(v)

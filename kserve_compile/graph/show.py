@@ -157,9 +157,9 @@ def _layout(boxes: list[Box], edges: list[Edge]) -> list[_Placed]:
         columns.setdefault(depth[box.id], []).append(box)
     widths = {d: max(_box_size(b)[0] for b in col) for d, col in columns.items()}
     placed: list[_Placed] = []
-    x = PAD
+    x: float = PAD
     for d in sorted(columns):
-        y = PAD
+        y: float = PAD
         for box in columns[d]:
             h = _box_size(box)[1]
             placed.append(_Placed(box, x, y, widths[d], h))

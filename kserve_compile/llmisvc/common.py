@@ -78,7 +78,7 @@ def meta(
 def finish(obj: Obj) -> Obj:
     """``obj`` with its label and annotation maps unshared (KServe shares one label map between the metadata, the
     selector and the pod template) and empty ones dropped, as Go's ``omitempty`` does."""
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    spec = found if isinstance(found := obj.get("spec"), dict) else {}
     holders = [obj.get("metadata"), spec.get("selector"), (spec.get("template") or {}).get("metadata")]
     lws = spec.get("leaderWorkerTemplate") or {}
     holders += [(lws.get("leaderTemplate") or {}).get("metadata"), (lws.get("workerTemplate") or {}).get("metadata")]

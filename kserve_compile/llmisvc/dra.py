@@ -100,7 +100,7 @@ def inject(svc: LLMService, spec: Spec) -> None:
     """``injectManagedDRAIntoConfig``: the pod claim and the container claim in every model-server pod."""
     if not enabled(svc):
         return
-    prefill = spec.get("prefill") if isinstance(spec.get("prefill"), dict) else {}
+    prefill = found if isinstance(found := spec.get("prefill"), dict) else {}
     for pod in (spec.get("template"), spec.get("worker"), prefill.get("template"), prefill.get("worker")):
         if isinstance(pod, dict):
             _inject_pod(svc, pod)

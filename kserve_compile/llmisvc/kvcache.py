@@ -17,7 +17,7 @@ def attach_secondary_tiers(pod: dict[str, Any], secondary: Any, container_name: 
 
 
 def _attach(pod: dict[str, Any], fs: dict[str, Any], volume: str, mount_path: str, container_name: str) -> None:
-    pvc = fs.get("pvc") if isinstance(fs.get("pvc"), dict) else {}
+    pvc = found if isinstance(found := fs.get("pvc"), dict) else {}
     sub_path = ""
     if isinstance(fs.get("emptyDir"), dict):
         source: dict[str, Any] = {"emptyDir": {"sizeLimit": fs["emptyDir"].get("size")}}

@@ -313,11 +313,9 @@ def inject_token_producer(url: str) -> Mutator:
         for plugin in _plugins(cfg):
             if not isinstance(plugin, dict) or plugin.get("type") != TOKEN_PRODUCER:
                 continue
-            params = plugin["parameters"] = (
-                plugin.get("parameters") if isinstance(plugin.get("parameters"), dict) else {}
-            )
+            params = plugin["parameters"] = given if isinstance(given := plugin.get("parameters"), dict) else {}
             params.setdefault("modelName", TOKENIZER_MODEL)
-            vllm = params["vllm"] = params.get("vllm") if isinstance(params.get("vllm"), dict) else {}
+            vllm = params["vllm"] = found if isinstance(found := params.get("vllm"), dict) else {}
             vllm.setdefault("url", url)
 
     return mutate
@@ -325,7 +323,7 @@ def inject_token_producer(url: str) -> Mutator:
 
 def _producer_params(old: dict[str, Any]) -> dict[str, Any] | None:
     """``migrateProducerParams``: the old scorer's parameters minus the tokenizer pool; tokenProcessorConfig promoted."""
-    params = old.get("parameters") if isinstance(old.get("parameters"), dict) else {}
+    params = given if isinstance(given := old.get("parameters"), dict) else {}
     out: dict[str, Any] = {}
     for key, value in params.items():
         if key != "indexerConfig":

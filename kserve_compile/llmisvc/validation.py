@@ -155,6 +155,7 @@ def _scaling(base: str, workload: Spec) -> list[Problem]:
                 )
             )
         return out
+    assert wva is not None  # exactly one of wva and keda is set, and it is not keda
     if wva.get("hpa") is not None and wva.get("keda") is not None:
         out.append((f"{path}.wva", "hpa and keda are mutually exclusive; choose one actuator backend"))
     if wva.get("hpa") is None and wva.get("keda") is None:

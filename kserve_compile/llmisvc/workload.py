@@ -85,13 +85,14 @@ def main_deployment(svc: LLMService, spec: Spec, ctx: Any, notes: list[str]) -> 
     if isinstance(template, dict):
         pod = clone(template)
         dep["spec"]["template"]["spec"] = pod
-        sidecar = routing_sidecar(pod) is not None
+        router_container = routing_sidecar(pod)
+        sidecar = router_container is not None
         account: Obj | str | None = pod.get("serviceAccountName") or None
-        if sidecar:
+        if router_container is not None:
             account = _sidecar_account(svc, spec, ctx.cluster)
             pod["serviceAccountName"] = N.child_name(svc.name, "-kserve")
             if spec.get("router") is not None:
-                routing_sidecar(pod).setdefault("env", []).append(
+                router_container.setdefault("env", []).append(
                     {"name": "INFERENCE_POOL_NAME", "value": pool_name(spec, svc.name)}
                 )
         attach_model_artifacts(pod, svc, spec, ctx, service_account=account, notes=notes)

@@ -96,8 +96,8 @@ def _add(out: LocalModelInputs, obj: Any) -> None:
 
 
 def _validate(inputs: LocalModelInputs, problems: list[Problem]) -> None:
-    for cache, exc in duplicate_source_uris(inputs.caches):
-        problems.append(inputs.docs[id(cache)].problem(exc.message, exc.path))
+    for duplicate, exc in duplicate_source_uris(inputs.caches):
+        problems.append(inputs.docs[id(duplicate)].problem(exc.message, exc.path))
     for cache in inputs.all_caches():
         for exc in missing_node_groups(cache, inputs.node_groups):
             problems.append(inputs.docs[id(cache)].problem(exc.message, exc.path))

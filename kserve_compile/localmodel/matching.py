@@ -62,7 +62,8 @@ def find_cache(
     """The cache that covers ``storage_uri`` for a service in ``namespace`` (``node_group``: its
     ``serving.kserve.io/nodegroup`` annotation, or None). Namespace caches of that namespace come first."""
     local = sorted((c for c in namespace_caches if c.namespace == namespace), key=lambda c: c.name)
-    for cache in [*local, *sorted(caches, key=lambda c: c.name)]:
+    candidates: list[LocalModelCache | LocalModelNamespaceCache] = [*local, *sorted(caches, key=lambda c: c.name)]
+    for cache in candidates:
         if not match_storage_uri(cache.spec.source_model_uri, storage_uri):
             continue
         groups = cache.spec.node_groups

@@ -218,7 +218,7 @@ def _local_model_notes(text: str, file: str) -> list[Problem]:
             continue
         meta = doc.data.get("metadata") or {}
         for section, keys in (("labels", _LOCAL_MODEL_LABELS), ("annotations", _LOCAL_MODEL_ANNOTATIONS)):
-            present = meta.get(section) if isinstance(meta.get(section), dict) else {}
+            present = found if isinstance(found := meta.get(section), dict) else {}
             for key in keys:
                 if key in present:
                     notes.append(

@@ -147,7 +147,7 @@ def _plain(value: Any) -> Any:
 # --- comments: the full-line comments after an entry belong to the text below it ----------------------------------
 
 
-def _last_slot(node: Any, key: Any) -> tuple[Any, Any, int] | None:
+def _last_slot(node: Any, key: Any) -> tuple[Any, Any, int]:
     """The comment slot (container, key, index in its ``ca.items`` entry) that ends the entry ``node[key]``."""
     value = node[key]
     if isinstance(value, CommentedMap) and len(value):

@@ -137,7 +137,7 @@ def legacy_mode_name(obj: Obj, settings: Settings, state: State, editor: Editor)
     mode = _string_at(annotations, C.ANN_DEPLOYMENT_MODE, ANNOTATIONS) if annotations is not None else None
     state.had_mode = annotations is not None and C.ANN_DEPLOYMENT_MODE in annotations
     state.mode = mode
-    if mode in C.LEGACY_MODES:
+    if annotations is not None and mode in C.LEGACY_MODES:
         state.mode = C.LEGACY_MODES[mode]
         editor.set(annotations, C.ANN_DEPLOYMENT_MODE, state.mode, ANNOTATIONS, "deployment-mode-name")
 

@@ -8,6 +8,8 @@ KServe's) loaded into the same interpreter, and works with any protobuf runtime 
 
 from __future__ import annotations
 
+from typing import Any
+
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
 from server.proto.grpc_predict_v2_descriptor import SERIALIZED_FILE
@@ -18,7 +20,8 @@ _POOL = descriptor_pool.DescriptorPool()
 _POOL.Add(descriptor_pb2.FileDescriptorProto.FromString(SERIALIZED_FILE))
 
 
-def _message(name: str) -> type:
+def _message(name: str) -> Any:
+    """The class of message ``inference.<name>``: built at run time, so its fields are unknown to a type checker."""
     return message_factory.GetMessageClass(_POOL.FindMessageTypeByName(f"inference.{name}"))
 
 
@@ -48,7 +51,7 @@ InferParameter = _message("InferParameter")
 InferTensorContents = _message("InferTensorContents")
 
 # rpc name -> (request class, response class), in the order of the service definition.
-RPCS: dict[str, tuple[type, type]] = {
+RPCS: dict[str, tuple[Any, Any]] = {
     "ServerLive": (ServerLiveRequest, ServerLiveResponse),
     "ServerReady": (ServerReadyRequest, ServerReadyResponse),
     "ModelReady": (ModelReadyRequest, ModelReadyResponse),

@@ -354,8 +354,10 @@ def set_istio_cni_security_context(metadata: dict[str, Any], pod_spec: PodSpec) 
     sidecar = find_container(pod_spec, sidecar_name) if sidecar_name else None
     if sidecar is None:
         return
-    uid = (sidecar.get("securityContext") or {}).get("runAsUser")
-    init.setdefault("securityContext", {})["runAsUser"] = C.DEFAULT_ISTIO_SIDECAR_UID if uid is None else uid
+    sidecar_uid = (sidecar.get("securityContext") or {}).get("runAsUser")
+    init.setdefault("securityContext", {})["runAsUser"] = (
+        C.DEFAULT_ISTIO_SIDECAR_UID if sidecar_uid is None else sidecar_uid
+    )
 
 
 def apply_storage_uris(

@@ -81,11 +81,11 @@ def hpa_metrics(ext: ComponentExtension, component: Component) -> list[dict[str,
                             raise InputError(str(exc), f"spec.{component.kind}.autoScaling.metrics") from None
                 out.append(_resource_metric("memory", memory_target))
         return out
-    metric = ext.scale_metric or "cpu"
-    if metric == "cpu":
+    scale_metric = ext.scale_metric or "cpu"
+    if scale_metric == "cpu":
         util = ext.scale_target if ext.scale_target is not None else C.DEFAULT_CPU_UTILIZATION
         return [_resource_metric("cpu", {"type": "Utilization", "averageUtilization": util})]
-    if metric == "memory" and ext.scale_target is not None:
+    if scale_metric == "memory" and ext.scale_target is not None:
         return [_resource_metric("memory", {"type": "Utilization", "averageUtilization": ext.scale_target})]
     return []
 
