@@ -174,7 +174,6 @@ APPLYSET_TOOLING_PREFIX = "kserve-compile/"
 ANN_KC_SSA = "kserve-compile.io/ssa"
 ANN_KC_PRUNE = "kserve-compile.io/prune"
 ANN_KC_RECREATE = "kserve-compile.io/recreate"
-LABEL_MANAGED_BY = "app.kubernetes.io/managed-by"
 STATUS_FIELD_MANAGER = "kserve-compile-status"
 DAEMON_LEASE_NAME = "kserve-compile-daemon"
 DAEMON_HEALTH_PORT = 8081

@@ -252,62 +252,9 @@ def prepare(docs: Sequence[Document]) -> Context:
     groups = classify(docs)
     config = load_config(groups["configmap"])
     problems: list[Problem] = []
-    runtimes = _traced_embedded_runtimes() if is_tracing() else list(embedded_runtimes())
-    given: list[ServingRuntime] = []
-    given_docs: dict[int, Document] = {}
-    for doc in groups["runtime"]:
-        try:
-            rt = _model(doc, ServingRuntime)
-        except CompileError as err:
-            problems.extend(err.problems)
-            continue
-        if not rt.is_cluster and not rt.metadata.namespace:
-            rt = rt.model_copy(update={"metadata": rt.metadata.model_copy(update={"namespace": "default"})})
-        given.append(rt)
-        given_docs[id(rt)] = doc
-    for rt, exc in validate_runtimes(given, existing=runtimes, gpu_resource_types=config.gpu_resource_types):
-        problems.append(given_docs[id(rt)].problem(exc.message, exc.path))
-    # a ClusterServingRuntime given as input replaces the built-in one of the same name
-    replaced = {r.metadata.name for r in given if r.is_cluster}
-    runtimes = [r for r in runtimes if r.metadata.name not in replaced] + given
-    cluster_docs = [d.data for d in groups["cluster"]]
-    if not any(d.kind == C.KIND_CSC for d in groups["cluster"]):
-        shipped = list(embedded_storage_containers())
-        if is_tracing():
-            shipped = [
-                tag_embedded(
-                    d,
-                    f"KServe's shipped ClusterStorageContainer {d['metadata']['name']}",
-                    "data/storagecontainers.yaml",
-                )
-                for d in shipped
-            ]
-        cluster_docs += shipped
-    try:
-        cluster = ClusterState.from_manifests(cluster_docs)
-    except InputError as exc:
-        raise CompileError([Problem(exc.message, exc.path)]) from None
-
-    isvcs: list[tuple[InferenceService, Document]] = []
-    seen: dict[tuple[str, str], Document] = {}
-    for doc in groups["isvc"]:
-        try:
-            isvc = _model(doc, InferenceService)
-        except CompileError as exc:
-            problems.extend(exc.problems)
-            continue
-        if not isvc.metadata.namespace:
-            isvc = isvc.model_copy(update={"metadata": isvc.metadata.model_copy(update={"namespace": "default"})})
-        key = (isvc.metadata.namespace, isvc.metadata.name)
-        if key in seen:
-            problems.append(
-                doc.problem(
-                    f"InferenceService {key[0]}/{key[1]} is defined twice (also in {seen[key].file})", "metadata.name"
-                )
-            )
-            continue
-        seen[key] = doc
-        isvcs.append((isvc, doc))
+    runtimes = _runtimes(groups["runtime"], config, problems)
+    cluster = _cluster_state(groups["cluster"])
+    isvcs, seen = _isvcs(groups["isvc"], problems)
     graphs: list[tuple[InferenceGraph, Document]] = []
     trained: dict[tuple[str, str], list[TrainedModel]] = {}
     if groups["graph"] or groups["trained"]:
@@ -339,6 +286,76 @@ def prepare(docs: Sequence[Document]) -> Context:
         llm_configmaps,
         config_data,
     )
+
+
+def _runtimes(docs: Sequence[Document], config: KServeConfig, problems: list[Problem]) -> list[ServingRuntime]:
+    """The built-in runtimes with the given ones over them, after KServe's ServingRuntime webhook."""
+    runtimes = _traced_embedded_runtimes() if is_tracing() else list(embedded_runtimes())
+    given: list[ServingRuntime] = []
+    given_docs: dict[int, Document] = {}
+    for doc in docs:
+        try:
+            rt = _model(doc, ServingRuntime)
+        except CompileError as err:
+            problems.extend(err.problems)
+            continue
+        if not rt.is_cluster and not rt.metadata.namespace:
+            rt = rt.model_copy(update={"metadata": rt.metadata.model_copy(update={"namespace": "default"})})
+        given.append(rt)
+        given_docs[id(rt)] = doc
+    for rt, exc in validate_runtimes(given, existing=runtimes, gpu_resource_types=config.gpu_resource_types):
+        problems.append(given_docs[id(rt)].problem(exc.message, exc.path))
+    # a ClusterServingRuntime given as input replaces the built-in one of the same name
+    replaced = {r.metadata.name for r in given if r.is_cluster}
+    return [r for r in runtimes if r.metadata.name not in replaced] + given
+
+
+def _cluster_state(docs: Sequence[Document]) -> ClusterState:
+    """ServiceAccounts, Secrets and ClusterStorageContainers (KServe's shipped ones when none is given)."""
+    cluster_docs = [d.data for d in docs]
+    if not any(d.kind == C.KIND_CSC for d in docs):
+        shipped = list(embedded_storage_containers())
+        if is_tracing():
+            shipped = [
+                tag_embedded(
+                    d,
+                    f"KServe's shipped ClusterStorageContainer {d['metadata']['name']}",
+                    "data/storagecontainers.yaml",
+                )
+                for d in shipped
+            ]
+        cluster_docs += shipped
+    try:
+        return ClusterState.from_manifests(cluster_docs)
+    except InputError as exc:
+        raise CompileError([Problem(exc.message, exc.path)]) from None
+
+
+def _isvcs(
+    docs: Sequence[Document], problems: list[Problem]
+) -> tuple[list[tuple[InferenceService, Document]], dict[tuple[str, str], Document]]:
+    """Typed InferenceServices (namespace ``default`` when unset), each defined once."""
+    isvcs: list[tuple[InferenceService, Document]] = []
+    seen: dict[tuple[str, str], Document] = {}
+    for doc in docs:
+        try:
+            isvc = _model(doc, InferenceService)
+        except CompileError as exc:
+            problems.extend(exc.problems)
+            continue
+        if not isvc.metadata.namespace:
+            isvc = isvc.model_copy(update={"metadata": isvc.metadata.model_copy(update={"namespace": "default"})})
+        key = (isvc.metadata.namespace, isvc.metadata.name)
+        if key in seen:
+            problems.append(
+                doc.problem(
+                    f"InferenceService {key[0]}/{key[1]} is defined twice (also in {seen[key].file})", "metadata.name"
+                )
+            )
+            continue
+        seen[key] = doc
+        isvcs.append((isvc, doc))
+    return isvcs, seen
 
 
 def _llm_configmaps(

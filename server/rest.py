@@ -58,135 +58,144 @@ async def read_body(request: Request, limit: int) -> bytes:
     return await hotpath.read_body(request.receive, request.headers.get("content-length", "").encode() or None, limit)
 
 
-def build_app(state: ServerState) -> ASGIApp:
-    options = state.options
-    repository = state.repository
-    limit = options.max_request_size
-    inference = Inference(state)
+class Endpoints:
+    """The REST handlers over one server state (the unversioned inference routes are normally answered by
+    ``hotpath.FastPath`` before Starlette sees them)."""
 
-    def versioned(request: Request) -> OnnxModel:
+    def __init__(self, state: ServerState) -> None:
+        self.state = state
+        self.repository = state.repository
+        self.limit = state.options.max_request_size
+        self.inference = Inference(state)
+
+    def _versioned(self, request: Request) -> OnnxModel:
         name = request.path_params["model_name"]
-        model = repository.get(name)
+        model = self.repository.get(name)
         version = request.path_params.get("version")
         if version is not None and version != model.version:
             raise ModelNotFound(name, version)
         return model
 
     # --- liveness, metadata ------------------------------------------------------------------
-    async def root(request: Request) -> Response:
+    async def root(self, request: Request) -> Response:
         return json_response({"status": "alive"})
 
-    async def live(request: Request) -> Response:
+    async def live(self, request: Request) -> Response:
         return json_response({"live": True})
 
-    async def ready(request: Request) -> Response:
-        if not state.ready():
+    async def ready(self, request: Request) -> Response:
+        if not self.state.ready():
             return error_response(503, "Server is not ready.")
         return json_response({"ready": True})
 
-    async def server_metadata(request: Request) -> Response:
-        return json_response(state.server_metadata())
+    async def server_metadata(self, request: Request) -> Response:
+        return json_response(self.state.server_metadata())
 
-    async def model_list(request: Request) -> Response:
-        return json_response({"models": list(repository.models)})
+    async def model_list(self, request: Request) -> Response:
+        return json_response({"models": list(self.repository.models)})
 
-    async def model_ready(request: Request) -> Response:
-        model = versioned(request)
+    async def model_ready(self, request: Request) -> Response:
+        model = self._versioned(request)
         return json_response({"name": model.name, "ready": model.ready})
 
-    async def model_metadata(request: Request) -> Response:
-        return json_response(versioned(request).metadata())
+    async def model_metadata(self, request: Request) -> Response:
+        return json_response(self._versioned(request).metadata())
 
-    async def model_config(request: Request) -> Response:
-        return json_response(triton_config.model_config(versioned(request)))
+    async def model_config(self, request: Request) -> Response:
+        return json_response(triton_config.model_config(self._versioned(request)))
 
-    async def model_stats(request: Request) -> Response:
+    async def model_stats(self, request: Request) -> Response:
         name = request.path_params.get("model_name")
         if name is None:
-            rows = [stats.triton(n, v) for n, v, stats in state.model_stats()]
+            rows = [stats.triton(n, v) for n, v, stats in self.state.model_stats()]
         else:
-            model = versioned(request)
+            model = self._versioned(request)
             rows = [model.stats.triton(model.name, model.version)]
         return json_response({"model_stats": rows})
 
-    async def prometheus(request: Request) -> Response:
-        body, content_type = metrics.exposition(request.headers.get("accept", ""), state.collector)
+    async def prometheus(self, request: Request) -> Response:
+        body, content_type = metrics.exposition(request.headers.get("accept", ""), self.state.collector)
         return Response(body, media_type=content_type)
 
     # --- inference (the unversioned routes are normally answered by hotpath.FastPath first) -------
-    async def v2_infer(request: Request) -> Response:
-        model = versioned(request)
-        body = await read_body(request, limit)
-        payload, json_length = await inference.v2(
+    async def v2_infer(self, request: Request) -> Response:
+        model = self._versioned(request)
+        body = await read_body(request, self.limit)
+        payload, json_length = await self.inference.v2(
             model, body, request.headers.get(HEADER_LENGTH), request.headers.get("x-request-id")
         )
         if json_length is None:
             return Response(payload, media_type=JSON)
         return Response(payload, media_type=BINARY, headers={"Inference-Header-Content-Length": str(json_length)})
 
-    async def v1_predict(request: Request) -> Response:
-        model = repository.get(request.path_params["model_name"])
-        body = await read_body(request, limit)
-        return Response(await inference.v1(model, body, request.headers.get("x-request-id")), media_type=JSON)
+    async def v1_predict(self, request: Request) -> Response:
+        model = self.repository.get(request.path_params["model_name"])
+        body = await read_body(request, self.limit)
+        return Response(await self.inference.v1(model, body, request.headers.get("x-request-id")), media_type=JSON)
 
-    async def v1_explain(request: Request) -> Response:
-        model = repository.get(request.path_params["model_name"])
+    async def v1_explain(self, request: Request) -> Response:
+        model = self.repository.get(request.path_params["model_name"])
         raise NotImplementedByServer(f"Model {model.name} has no explainer.")
 
     # --- repository extension -----------------------------------------------------------------
-    async def repository_index(request: Request) -> Response:
-        body = await read_body(request, limit)
+    async def repository_index(self, request: Request) -> Response:
+        body = await read_body(request, self.limit)
         ready_only = False
         if body.strip():
             obj = codec._json_object(body, "the body")
             ready_only = bool(obj.get("ready", False))
-        return json_response(repository.index(ready_only))
+        return json_response(self.repository.index(ready_only))
 
-    async def repository_load(request: Request) -> Response:
+    async def repository_load(self, request: Request) -> Response:
         name = request.path_params["model_name"]
-        await read_body(request, limit)  # Triton may send parameters; files come from model_dir only
-        await state.load(name)
+        await read_body(request, self.limit)  # Triton may send parameters; files come from model_dir only
+        await self.state.load(name)
         return json_response({"name": name, "load": True})
 
-    async def repository_unload(request: Request) -> Response:
+    async def repository_unload(self, request: Request) -> Response:
         name = request.path_params["model_name"]
-        await state.unload(name)
+        await self.state.unload(name)
         return json_response({"name": name, "unload": True})
 
-    get, post = ["GET"], ["POST"]
-    model_path = "/v2/models/{model_name}"
-    version_path = "/v2/models/{model_name}/versions/{version}"
-    routes = [
-        # the hot paths first: Starlette tries routes in order
-        Route(model_path + "/infer", guarded(v2_infer), methods=post),
-        Route("/v1/models/{model_name}:predict", guarded(v1_predict), methods=post),
-        Route("/v1/models/{model_name}:explain", guarded(v1_explain), methods=post),
-        Route("/", guarded(root), methods=get),
-        Route("/metrics", guarded(prometheus), methods=get),
-        Route("/v1/models", guarded(model_list), methods=get),
-        Route("/v1/models/{model_name}", guarded(model_ready), methods=get),
-        Route("/v2", guarded(server_metadata), methods=get),
-        Route("/v2/health/live", guarded(live), methods=get),
-        Route("/v2/health/ready", guarded(ready), methods=get),
-        Route("/v2/models", guarded(model_list), methods=get),
-        Route("/v2/models/stats", guarded(model_stats), methods=get),
-        Route(model_path, guarded(model_metadata), methods=get),
-        Route(model_path + "/ready", guarded(model_ready), methods=get),
-        Route(version_path, guarded(model_metadata), methods=get),
-        Route(version_path + "/ready", guarded(model_ready), methods=get),
-        Route(version_path + "/infer", guarded(v2_infer), methods=post),
-        Route(model_path + "/config", guarded(model_config), methods=get),
-        Route(model_path + "/stats", guarded(model_stats), methods=get),
-        Route(version_path + "/config", guarded(model_config), methods=get),
-        Route(version_path + "/stats", guarded(model_stats), methods=get),
-        Route("/v2/repository/index", guarded(repository_index), methods=post),
-        Route("/v2/repository/models/{model_name}/load", guarded(repository_load), methods=post),
-        Route("/v2/repository/models/{model_name}/unload", guarded(repository_unload), methods=post),
-    ]
 
-    async def http_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, HTTPException)
-        return error_response(exc.status_code, exc.detail, dict(exc.headers or {}))
+_MODEL = "/v2/models/{model_name}"
+_VERSION = _MODEL + "/versions/{version}"
+# (path, handler, method); the hot paths first: Starlette tries routes in order
+ROUTES: tuple[tuple[str, str, str], ...] = (
+    (_MODEL + "/infer", "v2_infer", "POST"),
+    ("/v1/models/{model_name}:predict", "v1_predict", "POST"),
+    ("/v1/models/{model_name}:explain", "v1_explain", "POST"),
+    ("/", "root", "GET"),
+    ("/metrics", "prometheus", "GET"),
+    ("/v1/models", "model_list", "GET"),
+    ("/v1/models/{model_name}", "model_ready", "GET"),
+    ("/v2", "server_metadata", "GET"),
+    ("/v2/health/live", "live", "GET"),
+    ("/v2/health/ready", "ready", "GET"),
+    ("/v2/models", "model_list", "GET"),
+    ("/v2/models/stats", "model_stats", "GET"),
+    (_MODEL, "model_metadata", "GET"),
+    (_MODEL + "/ready", "model_ready", "GET"),
+    (_VERSION, "model_metadata", "GET"),
+    (_VERSION + "/ready", "model_ready", "GET"),
+    (_VERSION + "/infer", "v2_infer", "POST"),
+    (_MODEL + "/config", "model_config", "GET"),
+    (_MODEL + "/stats", "model_stats", "GET"),
+    (_VERSION + "/config", "model_config", "GET"),
+    (_VERSION + "/stats", "model_stats", "GET"),
+    ("/v2/repository/index", "repository_index", "POST"),
+    ("/v2/repository/models/{model_name}/load", "repository_load", "POST"),
+    ("/v2/repository/models/{model_name}/unload", "repository_unload", "POST"),
+)
 
-    app = Starlette(routes=routes, exception_handlers={HTTPException: http_error})
-    return hotpath.FastPath(app, state, inference)
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    return error_response(exc.status_code, exc.detail, dict(exc.headers or {}))
+
+
+def build_app(state: ServerState) -> ASGIApp:
+    endpoints = Endpoints(state)
+    routes = [Route(path, guarded(getattr(endpoints, name)), methods=[method]) for path, name, method in ROUTES]
+    app = Starlette(routes=routes, exception_handlers={HTTPException: _http_error})
+    return hotpath.FastPath(app, state, endpoints.inference)
