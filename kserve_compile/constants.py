@@ -334,3 +334,18 @@ LOCAL_MODEL_AGENT_NODE_LABEL = ("kserve/localmodel", "worker")
 LABEL_HOSTNAME = "kubernetes.io/hostname"
 
 DAEMON_OPT_IN_LABEL = "kserve-compile.io/managed"  # alongside KServe: the daemon reconciles only isvcs labelled "true"
+
+# Go field order of PredictorSpec.GetImplementations (not the struct order).
+PREDICTOR_IMPLEMENTATIONS = (
+    "xgboost",
+    "pytorch",
+    "triton",
+    "sklearn",
+    "tensorflow",
+    "onnx",
+    "pmml",
+    "lightgbm",
+    "paddle",
+    "huggingface",
+    "model",
+)

@@ -57,20 +57,6 @@ KBS_RESOURCE_ID = re.compile(r"^kbs:///[a-zA-Z0-9_.-]+/[a-zA-Z0-9_.-]+/[a-zA-Z0-
 QUANTITY_FORMAT = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 ONE_MI = 1 << 20
 
-# Go field order of PredictorSpec.GetImplementations (not the struct order).
-IMPLEMENTATION_ORDER = (
-    "xgboost",
-    "pytorch",
-    "triton",
-    "sklearn",
-    "tensorflow",
-    "onnx",
-    "pmml",
-    "lightgbm",
-    "paddle",
-    "huggingface",
-    "model",
-)
 # Go field order of predictorFrameworkContainer / GetConfidentialSpecFromPredictor (model first for the former).
 FRAMEWORK_CONTAINER_ORDER = ("model",) + FRAMEWORKS
 CONFIDENTIAL_ORDER = FRAMEWORKS + ("model",)
@@ -196,7 +182,7 @@ def _implementations(kind: str, path: str, component: ComponentExtension, paths:
     containers = component.containers
     if kind == C.PREDICTOR:
         assert isinstance(component, PredictorSpec)
-        for field in IMPLEMENTATION_ORDER:
+        for field in C.PREDICTOR_IMPLEMENTATIONS:
             spec = getattr(component, field)
             if spec is not None:
                 where = paths.model if field == "model" and path == "spec.predictor" else f"{path}.{field}"

@@ -22,25 +22,10 @@ from .matching import find_cache, local_model_metadata
 if TYPE_CHECKING:  # the typed cache models load only when a run has local-model inputs
     from .models import LocalModelCache, LocalModelNamespaceCache
 
-# PredictorSpec.GetImplementations order
-_IMPLEMENTATIONS = (
-    "xgboost",
-    "pytorch",
-    "triton",
-    "sklearn",
-    "tensorflow",
-    "onnx",
-    "pmml",
-    "lightgbm",
-    "paddle",
-    "huggingface",
-    "model",
-)
-
 
 def predictor_storage_uri(predictor: PredictorSpec) -> str | None:
     """The storage URI the webhook matches against caches, or None when the predictor has none."""
-    for field in _IMPLEMENTATIONS:
+    for field in C.PREDICTOR_IMPLEMENTATIONS:
         impl = getattr(predictor, field)
         if impl is not None:
             return impl.storage_uri
