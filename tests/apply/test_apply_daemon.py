@@ -97,7 +97,7 @@ def test_informer_relists_after_410_gone(fake, kube):
     assert seen[:2] == [("SYNC", "a"), ("ADDED", "b")]  # the relist reports only what changed
 
 
-def wait_until(cond, timeout: float = 10.0) -> None:
+def wait_until(cond, timeout: float = 30.0) -> None:
     import time
 
     deadline = time.monotonic() + timeout
