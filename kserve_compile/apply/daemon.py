@@ -66,8 +66,14 @@ INPUT_KINDS = frozenset(
         "Secret",
         C.KIND_LLMISVC,
         C.KIND_LLMISVC_CONFIG,
+        C.KIND_LOCAL_MODEL_CACHE,
+        C.KIND_LOCAL_MODEL_NAMESPACE_CACHE,
+        C.KIND_LOCAL_MODEL_NODE_GROUP,
     }
 )
+# What render makes for the local model caches themselves (PVs, PVCs, LocalModelNodes, download Jobs): KServe's
+# localmodel controller and node agent own those; the daemon renders isvcs against the caches but applies none of it.
+CACHE_OBJECT_KINDS = frozenset({"PersistentVolume", "PersistentVolumeClaim", C.KIND_LOCAL_MODEL_NODE, "Job"})
 # The kinds the daemon reconciles: queue key kind → (object kind, ApplySet parent infix)
 RECONCILED = {
     "isvc": (C.KIND_ISVC, ""),
@@ -217,6 +223,14 @@ class Daemon:
             self.llm_configs.parts += self._optional_group(
                 C.V1ALPHA2, C.KIND_LLMISVC_CONFIG, (C.KSERVE_NAMESPACE,), self._on_llm_config
             ).parts
+        # Local model caches: an isvc a cache covers is rendered with the cache's PVC mounted, as render does
+        self.local_caches = [
+            *self._optional("serving.kserve.io/v1alpha1", C.KIND_LOCAL_MODEL_CACHE),
+            *self._optional("serving.kserve.io/v1alpha1", C.KIND_LOCAL_MODEL_NODE_GROUP),
+            *self._optional_group(
+                "serving.kserve.io/v1alpha1", C.KIND_LOCAL_MODEL_NAMESPACE_CACHE, scoped, self._on_global
+            ).parts,
+        ]
         self.fixed: list[Informer] = [
             *self.isvcs.parts,
             *self.graphs.parts,
@@ -226,6 +240,7 @@ class Daemon:
             *self.storage_containers,
             *self.llms.parts,
             *self.llm_configs.parts,
+            *self.local_caches,
         ]
         self.fixed += self._child_informers(scoped)
 
@@ -499,6 +514,7 @@ class Daemon:
         if obj.get("kind") == C.KIND_ISVC:
             inputs += credential_inputs(obj, configmap, self.accounts.get, self.secrets.get)
             inputs += [o for informer in self.storage_containers for o in informer.items()]
+            inputs += self._cache_inputs(namespace)
         if obj.get("kind") == C.KIND_LLMISVC:  # its presets: configs of its namespace and KServe's shared ones
             inputs = [
                 obj,
@@ -519,7 +535,21 @@ class Daemon:
             self._report_failure((KEY_OF_KIND[obj["kind"]], namespace, name), "RenderFailed", message)
             raise ReconcileFailed(message) from None
         inputs_ids = {(o.get("kind"), *ident(o)) for o in inputs}
-        return [o for o in out if o.get("kind") not in INPUT_KINDS or (o.get("kind"), *ident(o)) not in inputs_ids]
+        return [
+            o
+            for o in out
+            if o.get("kind") not in CACHE_OBJECT_KINDS
+            and (o.get("kind") not in INPUT_KINDS or (o.get("kind"), *ident(o)) not in inputs_ids)
+        ]
+
+    def _cache_inputs(self, namespace: str) -> list[Obj]:
+        """The LocalModelCaches and node groups, and the LocalModelNamespaceCaches of ``namespace``."""
+        return [
+            o
+            for informer in self.local_caches
+            for o in informer.items()
+            if o.get("kind") != C.KIND_LOCAL_MODEL_NAMESPACE_CACHE or o["metadata"].get("namespace") == namespace
+        ]
 
     def _selectable_runtimes(self, namespace: str, configmap: Obj) -> tuple[list[Obj], dict[str, str]]:
         """Runtimes an isvc of ``namespace`` may select; a runtime KServe's webhook would refuse is left out."""

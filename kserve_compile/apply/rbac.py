@@ -1,7 +1,7 @@
 """What the daemon does with each resource — the one table its RBAC and its child informers are derived from.
 
 The counterpart of KServe's manager ClusterRole (``config/rbac/role.yaml``, generated there from kubebuilder
-markers), narrowed to what this daemon does: it reads ServiceAccounts and Secrets but never writes them.
+markers), narrowed to what this daemon does: it reads Secrets but never writes them (ServiceAccounts only as LLMInferenceService renders them).
 
 ``python -m kserve_compile.apply.rbac`` prints ``deploy/base/rbac.yaml``; a test checks the file is exactly
 that output, and that the daemon's code touches nothing this table does not grant.
@@ -81,6 +81,27 @@ USES: tuple[Use, ...] = (
         "llminferenceserviceconfigs",
         READ,
         "input: presets named by baseRefs (watched only where the cluster serves the kind)",
+    ),
+    Use(
+        "serving.kserve.io/v1alpha1",
+        C.KIND_LOCAL_MODEL_CACHE,
+        "localmodelcaches",
+        READ,
+        "input: an isvc a cache covers mounts its PVC (watched only where the cluster serves the kind)",
+    ),
+    Use(
+        "serving.kserve.io/v1alpha1",
+        C.KIND_LOCAL_MODEL_NAMESPACE_CACHE,
+        "localmodelnamespacecaches",
+        READ,
+        "input: as localmodelcaches, per namespace",
+    ),
+    Use(
+        "serving.kserve.io/v1alpha1",
+        C.KIND_LOCAL_MODEL_NODE_GROUP,
+        "localmodelnodegroups",
+        READ,
+        "input: the node groups the caches name",
     ),
     Use(
         "v1",

@@ -68,6 +68,9 @@ RESOURCES = [
     ("leaderworkerset.x-k8s.io", "v1", "LeaderWorkerSet", "leaderworkersets", True, True),
     ("inference.networking.k8s.io", "v1", "InferencePool", "inferencepools", True, True),
     ("inference.networking.x-k8s.io", "v1alpha2", "InferencePool", "inferencepools", True, True),
+    ("serving.kserve.io", "v1alpha1", "LocalModelCache", "localmodelcaches", False, True),
+    ("serving.kserve.io", "v1alpha1", "LocalModelNamespaceCache", "localmodelnamespacecaches", True, True),
+    ("serving.kserve.io", "v1alpha1", "LocalModelNodeGroup", "localmodelnodegroups", False, True),
 ]
 
 _IGNORED_META = {

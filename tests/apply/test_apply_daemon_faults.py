@@ -409,3 +409,42 @@ def test_release_retries_when_the_lease_changed_under_it(fake, kube):
     fake.fail("PUT", r"/leases/lease$", 409, reason="Conflict", message="the object has been modified", times=1)
     assert a.release()
     assert fake.find("coordination.k8s.io", "leases", "kserve", "lease")["spec"]["holderIdentity"] == ""
+
+
+def test_an_isvc_a_local_model_cache_covers_renders_as_render_does(fake, kube):
+    """The daemon reads LocalModelCaches and node groups: the isvc gets the cache's PVC, as `render` gives it; the
+    cache's own objects (PVs, PVCs, LocalModelNodes, Jobs) are left to KServe's localmodel controller."""
+    api = pytest.importorskip("kserve_compile.api")
+    from pathlib import Path
+
+    from kserve_compile.apply.daemon import CACHE_OBJECT_KINDS
+
+    source = Path(__file__).resolve().parents[2] / "golden" / "localmodel-isvc-serving-pvcs" / "input.yaml"
+    docs = [d for d in yaml.safe_load_all(source.read_text()) if d]
+    for doc in docs:
+        fake.put(doc)
+    seen: list[list[dict]] = []
+
+    def spy(objects, configmap, src):
+        out = api.render_objects(objects, configmap=configmap, source=src)
+        if objects[0]["kind"] == "InferenceService":
+            seen.append([o for o in out if o["kind"] not in CACHE_OBJECT_KINDS])
+        return out
+
+    daemon = make_daemon(kube, fake, render=spy)
+    sync(daemon)
+    assert daemon.local_caches, "the fake API server serves the local-cache kinds"
+    rendered = api.render_files([str(source)])
+    isvcs = [d["metadata"]["name"] for d in docs if d["kind"] == "InferenceService"]
+    for name in isvcs:
+        expected = [o for o in rendered if o["kind"] not in CACHE_OBJECT_KINDS and name in o["metadata"]["name"]]
+        got = next(objs for objs in seen if any(o["metadata"]["name"].startswith(name) for o in objs))
+        assert got == expected
+    deployment = next(o for o in rendered if o["kind"] == "Deployment")
+    assert "pvc" in str(deployment["spec"]["template"]["metadata"]["annotations"]) or any(
+        "persistentVolumeClaim" in v for v in deployment["spec"]["template"]["spec"].get("volumes", [])
+    )
+    # the render has cache objects, and the daemon sends none of them
+    assert {o["kind"] for o in rendered} & CACHE_OBJECT_KINDS
+    cache_paths = ("persistentvolume", "/jobs", "localmodelnodes")
+    assert not [r.path for r in fake.log if r.method != "GET" and any(p in r.path for p in cache_paths)]
