@@ -107,3 +107,13 @@ def test_router_imports_nothing_of_the_compiler() -> None:
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+def test_without_the_router_extra_it_says_what_to_install_in_one_line() -> None:
+    code = "import sys, runpy; sys.modules['httptools'] = None; runpy.run_module('router', run_name='__main__')"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert result.returncode == 2
+    assert (
+        result.stderr
+        == "error: the router needs the Python package 'httptools': pip install 'kserve-compile[router]'\n"
+    )
