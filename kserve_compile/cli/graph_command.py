@@ -78,7 +78,8 @@ def run_command(
         from ..graph import run as local
 
         try:
-            import router  # noqa: F401 - the router needs aiohttp (the "router" extra)
+            import aiohttp  # noqa: F401 - the router's calls to steps (the "router" extra)
+            import httptools  # noqa: F401 - the router's HTTP server (the "router" extra)
         except ImportError as exc:
             raise UsageError(
                 f"graph run needs the router's dependencies: pip install 'kserve-compile[router]' ({exc})"

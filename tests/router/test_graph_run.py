@@ -434,3 +434,17 @@ def test_kserve_e2e_model_chainer_over_onnx_model_servers(tmp_path: Path) -> Non
         if line.startswith("trace: ")
     ]
     assert paths == ["v1/models/sklearn:predict", "v1/models/isvc-xgboost-graph:predict", "v1/models/iris:predict"]
+
+
+def test_graph_run_without_the_router_extra_says_what_to_install() -> None:
+    root = Path(__file__).resolve().parents[2]
+    graph = root / "golden" / "graph-sequence-standard" / "input.yaml"
+    code = (
+        "import sys, runpy; sys.modules['httptools'] = None; "
+        f"sys.argv = ['kserve-compile', 'graph', 'run', {str(graph)!r}, '--backend', 'sklearn-first=http://127.0.0.1:9', "
+        "'--backend', 'xgb-second=http://127.0.0.1:9', '--data', '{}']; "
+        f"runpy.run_path({str(root / 'cli.py')!r}, run_name='__main__')"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=root)
+    assert result.returncode == 2, result.stderr
+    assert "pip install 'kserve-compile[router]'" in result.stderr and "internal error" not in result.stderr
