@@ -20,7 +20,7 @@ from .errors import UsageError
 from .inputs import read_inputs
 from .parse import split_path
 from .pipeline import compile_documents
-from .provenance import Origin, Path, origin_of, origins, path_text, tracing
+from .provenance import Origin, origin_of, origins, path_text, tracing
 
 UNTRACED = "not traced (booleans and nulls cannot carry an origin)"
 
@@ -150,12 +150,6 @@ def describe_field(obj: dict[str, Any], found: FieldOrigin) -> str:
     steps = [f"  set by      {found.chain[0].describe()}"]
     steps += [f"  replacing   {o.describe()}" for o in found.chain[1:]]
     return head + "\n" + "\n".join(steps) + "\n"
-
-
-def _at(obj: Any, path: Path) -> Any:
-    for part in path:
-        obj = obj[part]
-    return obj
 
 
 def _plain(data: Any) -> Any:

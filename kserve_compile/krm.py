@@ -25,7 +25,6 @@ from .parse import Document
 
 RESOURCE_LIST_API_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1alpha1")
 PATH_ANNOTATIONS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
-INDEX_ANNOTATIONS = ("internal.config.kubernetes.io/index", "config.kubernetes.io/index")
 # Annotations the orchestrator adds to track items: never part of an object KServe would see.
 _ORCHESTRATOR_PREFIXES = (
     "internal.config.kubernetes.io/",

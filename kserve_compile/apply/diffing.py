@@ -6,7 +6,7 @@ import difflib
 import os
 from collections.abc import Iterable, Sequence
 
-from kserve_compile.apply.objects import Obj, ObjKey, key_of, normalise
+from kserve_compile.apply.objects import Obj, ObjKey
 
 
 def to_text(obj: Obj | None) -> list[str]:
@@ -75,14 +75,3 @@ def _walk(root: str) -> list[str]:
 def _read(path: str) -> str:
     with open(path, encoding="utf-8") as fh:
         return fh.read()
-
-
-def diff_renders(before: Sequence[Obj], after: Sequence[Obj]) -> list[str]:
-    """Unified diffs, one per object that was added, removed or changed (matched by group, kind, ns, name)."""
-    old = {key_of(o): normalise(o) for o in before}
-    new = {key_of(o): normalise(o) for o in after}
-    out = []
-    for key in sorted(set(old) | set(new), key=lambda k: (k.group, k.kind, k.namespace, k.name)):
-        if old.get(key) != new.get(key):
-            out.append(unified(key, old.get(key), new.get(key)).replace("live/", "a/").replace("merged/", "b/"))
-    return out

@@ -19,7 +19,7 @@ from kserve_compile.apply.objects import Obj
 
 log = logging.getLogger("kserve_compile.daemon")
 EVENT_RESOURCE = Resource("", "v1", "Event", "events", True)
-WARNING, NORMAL = "Warning", "Normal"
+WARNING = "Warning"
 _MAX_REMEMBERED = 10_000
 
 

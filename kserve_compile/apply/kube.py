@@ -26,7 +26,6 @@ from typing import Any
 from kserve_compile.apply.objects import Obj, split_api_version
 
 APPLY_PATCH = "application/apply-patch+yaml"
-MERGE_PATCH = "application/merge-patch+json"
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 

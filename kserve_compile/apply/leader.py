@@ -38,7 +38,6 @@ class LeaderElector:
         self.clock = clock
         self.res = Resource("coordination.k8s.io", "v1", "Lease", "leases", True)
         self._renewed_at: float | None = None
-        self.ever_led = False
         self.loss_reason = ""
 
     def is_leader(self) -> bool:
@@ -82,7 +81,6 @@ class LeaderElector:
                 return self._lost(f"the Lease changed under us ({err})")
             raise
         self._renewed_at = now
-        self.ever_led = True
         self.loss_reason = ""
         return True
 
