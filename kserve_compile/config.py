@@ -25,7 +25,7 @@ from .quantity import parse_quantity
 class GoJSON(BaseModel):
     """A struct decoded like Go's encoding/json: case-insensitive names, unknown fields ignored."""
 
-    model_config = ConfigDict(populate_by_name=True, strict=True, frozen=True, extra="ignore")
+    model_config = ConfigDict(populate_by_name=True, strict=True, frozen=True, extra="ignore", defer_build=True)
 
     @model_validator(mode="before")
     @classmethod
@@ -231,7 +231,7 @@ DEFAULT_GPU_RESOURCE_TYPES = (C.NVIDIA_GPU_RESOURCE, "amd.com/gpu", "intel.com/g
 class KServeConfig(BaseModel):
     """Everything the renderer reads from ``inferenceservice-config``, with KServe's defaulting applied."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     present_keys: frozenset[str]
     deploy: DeployConfig

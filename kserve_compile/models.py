@@ -34,7 +34,7 @@ NO_EXTRAS: frozenset[str] = frozenset()
 class Spec(BaseModel):
     """A KServe struct. ``K8S_FIELDS`` names the Kubernetes fields it inlines (kept as data in ``k8s``)."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow", strict=True, frozen=True)
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow", strict=True, frozen=True, defer_build=True)
     K8S_FIELDS: ClassVar[frozenset[str]] = NO_EXTRAS
 
     @model_validator(mode="after")
@@ -57,7 +57,7 @@ class Spec(BaseModel):
 
 
 class ObjectMeta(BaseModel):
-    model_config = ConfigDict(populate_by_name=True, extra="ignore", strict=True, frozen=True)
+    model_config = ConfigDict(populate_by_name=True, extra="ignore", strict=True, frozen=True, defer_build=True)
 
     name: str = ""
     namespace: str = ""
@@ -298,7 +298,7 @@ class InferenceServiceSpec(Spec):
 
 
 class InferenceService(BaseModel):
-    model_config = ConfigDict(extra="ignore", strict=True, frozen=True)
+    model_config = ConfigDict(extra="ignore", strict=True, frozen=True, defer_build=True)
 
     api_version: Literal["serving.kserve.io/v1beta1"] = Field(alias="apiVersion")
     kind: Literal["InferenceService"]
@@ -354,7 +354,7 @@ class ServingRuntimeSpec(Spec):
 
 
 class ServingRuntime(BaseModel):
-    model_config = ConfigDict(extra="ignore", strict=True, frozen=True)
+    model_config = ConfigDict(extra="ignore", strict=True, frozen=True, defer_build=True)
 
     api_version: Literal["serving.kserve.io/v1alpha1"] = Field(alias="apiVersion")
     kind: Literal["ServingRuntime", "ClusterServingRuntime"]

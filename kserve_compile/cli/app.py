@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import gc
 import os
-import sys
 
 import typer
 
@@ -52,15 +50,8 @@ def _register_commands() -> None:
 _register_commands()
 
 
-_SHORT_LIVED = frozenset({"render", "validate", "status", "explain", "migrate", "diff", "fn"})
-
-
 def main() -> None:
     """The console script."""
-    # The short-lived commands pay for the cyclic garbage collector and gain nothing from it (daemon, apply --wait
-    # and graph run keep it).
-    if len(sys.argv) > 1 and sys.argv[1] in _SHORT_LIVED:
-        gc.disable()
     if os.environ.get("NO_COLOR"):  # https://no-color.org: no colour or styling, whatever else asks for it
         os.environ.pop("FORCE_COLOR", None)
         os.environ["TERM"] = "dumb"
