@@ -137,8 +137,8 @@ class GCSConfig(GoJSON):
 
 
 class CredentialConfig(GoJSON):
-    s3: S3Config = S3Config()
-    gcs: GCSConfig = GCSConfig()
+    s3: S3Config = Field(default_factory=S3Config)
+    gcs: GCSConfig = Field(default_factory=GCSConfig)
     storage_spec_secret_name: str = Field("", alias="storageSpecSecretName")
     storage_secret_name_annotation: str = Field("", alias="storageSecretNameAnnotation")
 
@@ -179,13 +179,13 @@ class ExplainerImage(GoJSON):
 
 
 class ExplainersConfig(GoJSON):
-    art: ExplainerImage = ExplainerImage()
+    art: ExplainerImage = Field(default_factory=ExplainerImage)
 
 
 class InferenceServicesConfig(GoJSON):
     service_annotation_disallowed_list: list[str] | None = Field(None, alias="serviceAnnotationDisallowedList")
     service_label_disallowed_list: list[str] | None = Field(None, alias="serviceLabelDisallowedList")
-    resource: ResourceConfig = ResourceConfig()
+    resource: ResourceConfig = Field(default_factory=ResourceConfig)
 
 
 class SecurityConfig(GoJSON):
@@ -205,7 +205,7 @@ class OtelCollectorConfig(GoJSON):
     scrape_interval: str = Field("", alias="scrapeInterval")
     metric_receiver_endpoint: str = Field("", alias="metricReceiverEndpoint")
     metric_scaler_endpoint: str = Field("", alias="metricScalerEndpoint")
-    resource: ResourceConfig = ResourceConfig()
+    resource: ResourceConfig = Field(default_factory=ResourceConfig)
 
 
 class AutoscalerConfig(GoJSON):

@@ -147,7 +147,7 @@ class AuthenticationRef(Spec):
 
 class ExtMetricAuthentication(Spec):
     auth_modes: str = ""
-    authentication_ref: AuthenticationRef = AuthenticationRef()
+    authentication_ref: AuthenticationRef = Field(default_factory=AuthenticationRef)
 
 
 class ExternalMetricSource(Spec):
