@@ -12,13 +12,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
 from . import constants as C
+from . import embedded
 from .admission.runtimes import validate_runtimes
 from .cluster_state import ClusterState
 from .config import KServeConfig, parse_config
@@ -32,8 +31,6 @@ from .provenance.sources import tag_document, tag_embedded
 if TYPE_CHECKING:  # graph support loads only when an InferenceGraph or TrainedModel is among the inputs
     from .graph import InferenceGraph, TrainedModel
     from .localmodel.collect import LocalModelInputs
-
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 SUPPORTED_KINDS: dict[tuple[str, str], str] = {
     (C.ISVC_API_VERSION, C.KIND_ISVC): "isvc",
@@ -60,20 +57,14 @@ SUPPORTED_KINDS: dict[tuple[str, str], str] = {
 # --- embedded defaults ---------------------------------------------------------------------------------------------
 
 
-def _data_text(*parts: str) -> str:
-    return resources.files("kserve_compile").joinpath("data", *parts).read_text("utf-8")
-
-
 @cache
 def embedded_configmap() -> dict[str, Any]:
-    return yaml.load(_data_text("inferenceservice-config.yaml"), Loader=_Loader)
+    return embedded.documents(embedded.CONFIGMAP)[0]
 
 
 @cache
 def _embedded_runtime_data() -> tuple[tuple[str, dict[str, Any]], ...]:
-    folder = resources.files("kserve_compile").joinpath("data", "runtimes")
-    entries = sorted((e for e in folder.iterdir() if e.name.endswith(".yaml")), key=lambda e: e.name)
-    return tuple((e.name, yaml.load(e.read_text("utf-8"), Loader=_Loader)) for e in entries)
+    return tuple((path.rsplit("/", 1)[1], embedded.documents(path)[0]) for path in embedded.runtime_files())
 
 
 @cache
@@ -94,8 +85,7 @@ def _traced_embedded_runtimes() -> list[ServingRuntime]:
 
 @cache
 def embedded_storage_containers() -> tuple[dict[str, Any], ...]:
-    docs = yaml.load_all(_data_text("storagecontainers.yaml"), Loader=_Loader)
-    return tuple(d for d in docs if d)
+    return tuple(embedded.documents(embedded.STORAGE_CONTAINERS))
 
 
 # --- gathering: the one way every command and the daemon assemble a run's documents ---------------------------------

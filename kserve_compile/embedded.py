@@ -1,0 +1,72 @@
+"""KServe's shipped defaults, embedded in the package: the ``inferenceservice-config`` ConfigMap, the
+ClusterServingRuntimes (``runtimes/``) and the default ClusterStorageContainer, as parsed data.
+
+The YAML files under ``data/`` are the source. ``data/embedded.json`` holds the same documents parsed, because
+every run reads them: the YAML costs ~10 ms of the 200 ms a one-isvc ``render`` may take from process start, the
+JSON a fiftieth of that. ``python -m kserve_compile.embedded`` rewrites it from the YAML;
+``tests/data/test_embedded_bundle.py`` fails when it is stale.
+"""
+
+from __future__ import annotations
+
+import sys
+from functools import cache
+from importlib import resources
+from importlib.abc import Traversable
+from typing import Any
+
+import orjson
+
+BUNDLE = "embedded.json"
+CONFIGMAP = "inferenceservice-config.yaml"
+STORAGE_CONTAINERS = "storagecontainers.yaml"
+RUNTIMES = "runtimes"
+
+
+def _data() -> Traversable:
+    return resources.files("kserve_compile").joinpath("data")
+
+
+def source_files() -> list[str]:
+    """The bundled YAML files, as paths relative to ``data/``, in a stable order."""
+    runtimes = sorted(e.name for e in _data().joinpath(RUNTIMES).iterdir() if e.name.endswith(".yaml"))
+    return [CONFIGMAP, STORAGE_CONTAINERS, *(f"{RUNTIMES}/{name}" for name in runtimes)]
+
+
+def parse_sources() -> dict[str, list[Any]]:
+    """Every source file's documents, read from the YAML (what the bundle must equal)."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    out = {}
+    for path in source_files():
+        text = _data().joinpath(*path.split("/")).read_text("utf-8")
+        out[path] = [doc for doc in yaml.load_all(text, Loader=loader) if doc is not None]
+    return out
+
+
+def bundle_bytes() -> bytes:
+    """The bundle's content: deterministic (sorted keys, one document list per file)."""
+    return orjson.dumps(parse_sources(), option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2) + b"\n"
+
+
+@cache
+def _bundle() -> dict[str, list[Any]]:
+    return orjson.loads(_data().joinpath(BUNDLE).read_bytes())
+
+
+def documents(path: str) -> list[Any]:
+    """The documents of ``data/<path>`` (shared: callers copy before they change anything)."""
+    return _bundle()[path]
+
+
+def runtime_files() -> list[str]:
+    """The ClusterServingRuntime files (``runtimes/<name>.yaml``), sorted by name."""
+    return sorted(path for path in _bundle() if path.startswith(f"{RUNTIMES}/"))
+
+
+if __name__ == "__main__":
+    target = _data().joinpath(BUNDLE)
+    with resources.as_file(target) as path:
+        path.write_bytes(bundle_bytes())
+    print(f"wrote {path}", file=sys.stderr)
