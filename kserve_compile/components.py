@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from . import constants as C
 from .config import KServeConfig
 from .datacopy import clone
@@ -356,13 +358,20 @@ RUNTIME_POD_MERGED = (
 )
 
 
+def _json_text(data: Any) -> str:
+    try:
+        return orjson.dumps(data).decode()
+    except TypeError:  # what orjson refuses: an integer beyond 64 bits, tracing's tagged floats
+        return json.dumps(data, ensure_ascii=False)
+
+
 def replace_placeholders(container: dict[str, Any], meta: Mapping[str, Any], runtime_name: str) -> dict[str, Any]:
     """``ReplacePlaceholders``: html/template over the container's JSON with the isvc ObjectMeta."""
-    text = json.dumps(container, ensure_ascii=False)
+    text = _json_text(container)
     if "{{" not in text:
         return container
     try:
-        rendered = json.loads(GoTemplate(text).render(meta, html=True))
+        rendered = orjson.loads(GoTemplate(text).render(meta, html=True))
         return carry_over(container, rendered, "placeholders filled") if is_tracing() else rendered
     except (ValueError, json.JSONDecodeError) as exc:
         raise InputError(

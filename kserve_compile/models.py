@@ -8,6 +8,7 @@ Field names follow the Go JSON tags (``alias_generator=to_camel``).
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -343,6 +344,18 @@ class ServingRuntimeSpec(Spec):
     annotations: dict[str, str] | None = None
     grpc_endpoint: str | None = None
     grpc_data_endpoint: str | None = None
+
+    @cached_property
+    def model_type_labels(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The runtime's model-type labels (``mt:<name>``, ``mt:<name>:<version>``): (auto-selectable, all)."""
+        auto: set[str] = set()
+        every: set[str] = set()
+        for fmt in self.supported_model_formats or []:
+            labels = {f"mt:{fmt.name}", f"mt:{fmt.name}:{fmt.version}"} if fmt.version else {f"mt:{fmt.name}"}
+            every |= labels
+            if fmt.auto_select:
+                auto |= labels
+        return frozenset(auto), frozenset(every)
     http_data_endpoint: str | None = None
     replicas: int | None = None
     storage_helper: dict[str, Any] | None = None

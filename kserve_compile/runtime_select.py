@@ -55,13 +55,8 @@ def _protocol_rank(protocol: str) -> int:
 def supports_model(spec: ServingRuntimeSpec, model: ModelSpec, explicit: bool) -> bool:
     fmt = model.model_format
     wanted = f"mt:{fmt.name}:{fmt.version}" if fmt.version else f"mt:{fmt.name}"
-    # the runtime's model-type labels (mt:<name>, mt:<name>:<version>) compared one by one, without building a set
-    for offered in spec.supported_model_formats or []:
-        if not explicit and not offered.auto_select:
-            continue
-        if wanted == f"mt:{offered.name}" or (offered.version and wanted == f"mt:{offered.name}:{offered.version}"):
-            return True
-    return False
+    auto, every = spec.model_type_labels
+    return wanted in (every if explicit else auto)
 
 
 def _priority(spec: ServingRuntimeSpec, format_name: str) -> int | None:
