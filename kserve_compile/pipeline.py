@@ -38,8 +38,9 @@ from .render.workloads.standard import standard_workload
 from .render.workloads.standard.deployment import pod_template
 from .render.workloads.standard.service import service
 
-if TYPE_CHECKING:  # graph support loads only when an input needs it
+if TYPE_CHECKING:  # graph and LLM support load only when an input needs them
     from .graph import IsvcTarget, TrainedModel
+    from .llmisvc.models import LLMService
 
 
 @dataclass
@@ -102,11 +103,12 @@ def compile_documents(docs: Sequence[Document]) -> Result:
         compiled_isvcs.append(compiled)
     if ctx.graphs:
         objects += _graphs(ctx, compiled_isvcs, problems)
-    if ctx.local_models is not None:
-        objects += _local_models(ctx, compiled_isvcs, problems, warnings)
-    llm_namespaces: set[str] = set()
+    llm_services: list[LLMService] = []  # filled first: they are local-model cache consumers too
     if ctx.llm_docs:
-        objects += _llm_services(ctx, problems, warnings, llm_namespaces)
+        objects += _llm_services(ctx, problems, warnings, llm_services)
+    if ctx.local_models is not None:
+        objects += _local_models(ctx, compiled_isvcs, llm_services, problems, warnings)
+    llm_namespaces = {svc.namespace for svc in llm_services}
     try:
         objects += ca_bundle_config_maps(ctx, {c.plan.isvc.metadata.namespace for c in compiled_isvcs} | llm_namespaces)
     except CompileError as exc:
@@ -138,9 +140,14 @@ def _graphs(ctx: Context, compiled: Sequence[Compiled], problems: list[Problem])
 
 
 def _local_models(
-    ctx: Context, compiled: Sequence[Compiled], problems: list[Problem], warnings: list[Problem]
+    ctx: Context,
+    compiled: Sequence[Compiled],
+    llm_services: Sequence[LLMService],
+    problems: list[Problem],
+    warnings: list[Problem],
 ) -> list[dict[str, Any]]:
-    """The caches' volumes, LocalModelNodes and download Jobs; the isvcs labelled for a cache are its consumers."""
+    """The caches' volumes, LocalModelNodes and download Jobs; the isvcs and LLMInferenceServices labelled for a cache
+    are its consumers (``ReconcileForIsvcs`` lists both kinds)."""
     from .localmodel.controller import Consumer
     from .localmodel.render import render
 
@@ -149,6 +156,7 @@ def _local_models(
         Consumer(C.KIND_ISVC, m.namespace, m.name, m.labels, m.annotations)
         for m in (c.plan.isvc.metadata for c in compiled)
     ]
+    consumers += [Consumer(C.KIND_LLMISVC, s.namespace, s.name, s.labels, s.annotations) for s in llm_services]
     try:
         objects, more = render(ctx.local_models, consumers, ctx.config, ctx.cluster)
     except CompileError as exc:
@@ -159,16 +167,18 @@ def _local_models(
 
 
 def _llm_services(
-    ctx: Context, problems: list[Problem], warnings: list[Problem], namespaces: set[str]
+    ctx: Context, problems: list[Problem], warnings: list[Problem], services: list[LLMService]
 ) -> list[dict[str, Any]]:
-    """LLMInferenceServices, rendered by ``kserve_compile.llmisvc`` against the same config and live objects; their
-    namespaces get the CA bundle copy too (the llmisvc controller runs the same CA-bundle reconciler)."""
+    """LLMInferenceServices, rendered by ``kserve_compile.llmisvc`` against the same config, live objects and local
+    model caches; ``services`` gets each rendered one, as its webhook left it (its namespace gets the CA bundle copy
+    too: the llmisvc controller runs the same CA-bundle reconciler)."""
     from .llmisvc import LLMContext, render_llm_services
 
-    result = render_llm_services(ctx.llm_docs, LLMContext(ctx.config, ctx.cluster, ctx.config_data, ctx.llm_configmaps))
+    llm_ctx = LLMContext(ctx.config, ctx.cluster, ctx.config_data, ctx.llm_configmaps, ctx.local_models)
+    result = render_llm_services(ctx.llm_docs, llm_ctx)
     problems.extend(result.problems)
     warnings.extend(result.warnings)
-    namespaces.update(svc.namespace for svc, _ in result.services)
+    services.extend(svc for svc, _ in result.services)
     return result.objects
 
 

@@ -523,6 +523,7 @@ class Daemon:
                     for c in self.llm_configs.items()
                     if c["metadata"].get("namespace") in (namespace, C.KSERVE_NAMESPACE)
                 ),
+                *self._cache_inputs(namespace),
             ]
         try:
             out = self.render(inputs, configmap, f"<cluster>/{namespace}/{obj['kind']}/{name}")

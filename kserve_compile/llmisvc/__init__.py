@@ -14,7 +14,7 @@ import gc
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..cluster_state import ClusterState
 from ..config import KServeConfig
@@ -36,6 +36,9 @@ from .options import LLMOptions, options_from_config
 from .presets import ConfigStore
 from .render import Rendered, ValidationFailed, render_service
 
+if TYPE_CHECKING:
+    from ..localmodel.collect import LocalModelInputs
+
 SUPPORTED = {
     (V1ALPHA2, KIND_LLMISVC),
     (V1ALPHA1, KIND_LLMISVC),
@@ -54,6 +57,7 @@ class LLMContext:
         None  # the inferenceservice-config data (for ingress and llmisvcCompile keys)
     )
     configmaps: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # scheduler config ConfigMaps
+    local_models: LocalModelInputs | None = None  # the caches the defaulting webhook matches ``model.uri`` against
 
 
 @dataclass
@@ -118,6 +122,17 @@ def load_service(doc: Document) -> LLMService:
     return LLMService(name, namespace, labels, annotations, spec, status, doc, doc.api_version, uid)
 
 
+def _local_model_labels(svc: LLMService, ctx: LLMContext) -> None:
+    """The defaulting webhook's last step: the local-model cache labels and annotations for ``model.uri``."""
+    from ..localmodel.rewrite import rewrite_llm_metadata
+
+    uri = get_path(svc.spec, "model", "uri")
+    uri = uri if isinstance(uri, str) else ""
+    svc.labels, svc.annotations = rewrite_llm_metadata(
+        svc.namespace, svc.labels, svc.annotations, uri, ctx.local_models, ctx.config
+    )
+
+
 def load_config(doc: Document) -> LLMConfig:
     name, namespace, _, annotations = _metadata(doc)
     return LLMConfig(name, namespace, _spec(doc, annotations), doc=doc, annotations=annotations)
@@ -132,6 +147,8 @@ def render_llm_services(docs: Sequence[Document], ctx: LLMContext) -> LLMResult:
     except InputError as exc:
         return LLMResult([], [Problem(exc.message, exc.path, "ConfigMap", "inferenceservice-config")], [])
     configs, services = _load(docs, problems)
+    for svc in services:
+        _local_model_labels(svc, ctx)
     store = ConfigStore(configs)
     result = LLMResult([], problems, warnings, options=options)
     with _no_cyclic_gc():

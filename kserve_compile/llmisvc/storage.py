@@ -22,10 +22,10 @@ from ..render.pod_webhook.modelcar import configure_modelcar, configure_oci_nati
 from ..render.pod_webhook.storage import (
     ModelMount,
     add_model_mount,
+    cached_model_uri,
     common_parent_path,
     create_init_container,
     find_init_container,
-    local_model_storage_key,
     merge_container,
     parse_pvc_uri,
 )
@@ -67,10 +67,7 @@ def model_uri(svc: LLMService, spec: Spec) -> str:
             raise InputError(
                 f"LLMInferenceService {svc.namespace}/{svc.name}: annotation {key} not found", "metadata.annotations"
             )
-    sub = uri.removeprefix(str(source))
-    if not sub.startswith("/"):
-        sub = "/" + sub
-    return f"pvc://{pvc}/models/{local_model_storage_key(str(source))}{sub}"
+    return cached_model_uri(uri, str(source), str(pvc))
 
 
 def attach_model_artifacts(

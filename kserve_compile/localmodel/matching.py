@@ -9,8 +9,10 @@ before any LocalModelCache; each list is walked in the API server's list order (
 node group (``serving.kserve.io/nodegroup``), a cache must list that group to count.
 
 The pod side (the ``pvc://<pvc>/models/<key><subpath>`` rewrite and the read-only PVC mount in place of a download
-init container) is the storage-initializer injector's, in ``render/storage.py``; :func:`cached_model_uri` gives the
-same URI for callers that rewrite a model URI themselves (LLMInferenceService).
+init container) is the storage-initializer injector's, in ``render/pod_webhook/storage.py``, whose
+:func:`cached_model_uri` (re-exported here) is the one formula for that URI; LLMInferenceService's
+``attachModelArtifacts`` (``llmisvc/storage.py``) uses it too. The LLMInferenceService webhook's own rules are in
+``llmisvc.py``.
 """
 
 from __future__ import annotations
@@ -20,10 +22,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .. import constants as C
-from ..render.pod_webhook.storage import local_model_storage_key
+from ..render.pod_webhook.storage import cached_model_uri
 
 if TYPE_CHECKING:  # the typed cache models load only when a run has local-model inputs
     from .models import LocalModelCache, LocalModelNamespaceCache
+
+__all__ = ["CacheMatch", "cached_model_uri", "find_cache", "local_model_metadata", "match_storage_uri"]
 
 LOCAL_MODEL_LABELS = (C.LABEL_LOCAL_MODEL, C.LABEL_LOCAL_MODEL_NAMESPACE)
 LOCAL_MODEL_ANNOTATIONS = (C.ANN_LOCAL_MODEL_SOURCE_URI, C.ANN_LOCAL_MODEL_PVC_NAME)
@@ -91,11 +95,3 @@ def local_model_metadata(
         new_annotations[C.ANN_LOCAL_MODEL_SOURCE_URI] = match.source_uri
         new_annotations[C.ANN_LOCAL_MODEL_PVC_NAME] = match.pvc_name
     return new_labels, new_annotations
-
-
-def cached_model_uri(storage_uri: str, source_uri: str, pvc_name: str) -> str:
-    """``pvc://<pvc>/models/<storage key><subpath>``: where a cached model is read from (the pod webhook's rewrite)."""
-    sub_path = storage_uri.removeprefix(source_uri)
-    if not sub_path.startswith("/"):
-        sub_path = "/" + sub_path
-    return f"pvc://{pvc_name}/models/{local_model_storage_key(source_uri)}{sub_path}"

@@ -54,8 +54,8 @@ def render(
     if not local.enabled:
         warnings.append(
             inputs.docs[id(caches[0])].problem(
-                "localModel.enabled is false in inferenceservice-config: KServe's webhook does not point InferenceServices "
-                "at the caches (the controller still creates their volumes and LocalModelNodes)",
+                "localModel.enabled is false in inferenceservice-config: KServe's webhooks do not point InferenceServices "
+                "or LLMInferenceServices at the caches (the controller still creates their volumes and LocalModelNodes)",
                 severity="warning",
             )
         )

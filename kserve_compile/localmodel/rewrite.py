@@ -1,10 +1,12 @@
-"""The pipeline's per-isvc hook: KServe's webhook labels for the local model caches (see ``isvc.py``).
+"""The pipeline's per-service hooks: KServe's webhook labels for the local model caches, for an InferenceService
+(``isvc.py``) and for an LLMInferenceService (``llmisvc.py``).
 
-Kept light: the matching code loads only for an isvc that has local-model inputs to match or keys to remove.
+Kept light: the matching code loads only for a service that has local-model inputs to match or keys to remove.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from .. import constants as C
@@ -30,7 +32,30 @@ def rewrite_isvc(isvc: InferenceService, inputs: LocalModelInputs | None, config
     return apply_local_cache(isvc, caches, namespace_caches, config.local_model)
 
 
+def rewrite_llm_metadata(
+    namespace: str,
+    labels: Mapping[str, str],
+    annotations: Mapping[str, str],
+    model_uri: str,
+    inputs: LocalModelInputs | None,
+    config: KServeConfig,
+) -> tuple[dict[str, str], dict[str, str]]:
+    """:func:`llmisvc.llm_local_model_metadata` with this run's caches: an LLMInferenceService's labels and
+    annotations after its defaulting webhook (copies; unchanged when there is nothing to add or remove)."""
+    if inputs is None and not _has_keys(labels, annotations):
+        return dict(labels), dict(annotations)
+    from .llmisvc import llm_local_model_metadata
+
+    caches, namespace_caches = (inputs.caches, inputs.namespace_caches) if inputs is not None else ([], [])
+    return llm_local_model_metadata(
+        namespace, labels, annotations, model_uri, caches, namespace_caches, config.local_model
+    )
+
+
 def _has_local_model_keys(isvc: InferenceService) -> bool:
-    labels, annotations = _KEYS
-    meta = isvc.metadata
-    return any(k in meta.labels for k in labels) or any(k in meta.annotations for k in annotations)
+    return _has_keys(isvc.metadata.labels, isvc.metadata.annotations)
+
+
+def _has_keys(labels: Mapping[str, str], annotations: Mapping[str, str]) -> bool:
+    label_keys, annotation_keys = _KEYS
+    return any(k in labels for k in label_keys) or any(k in annotations for k in annotation_keys)

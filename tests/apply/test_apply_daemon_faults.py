@@ -448,3 +448,30 @@ def test_an_isvc_a_local_model_cache_covers_renders_as_render_does(fake, kube):
     assert {o["kind"] for o in rendered} & CACHE_OBJECT_KINDS
     cache_paths = ("persistentvolume", "/jobs", "localmodelnodes")
     assert not [r.path for r in fake.log if r.method != "GET" and any(p in r.path for p in cache_paths)]
+
+
+def test_an_llm_service_a_local_model_cache_covers_renders_as_render_does(fake, kube):
+    """The LLMInferenceService webhook's cache labels need the caches too: the daemon passes them to the LLM render,
+    so the workload mounts the cache's PVC as `render` gives it; the cache's own objects are not applied."""
+    api = pytest.importorskip("kserve_compile.api")
+    from pathlib import Path
+
+    from kserve_compile.apply.daemon import CACHE_OBJECT_KINDS
+
+    source = Path(__file__).resolve().parents[2] / "golden" / "llm-localmodel-label" / "input.yaml"
+    docs = [d for d in yaml.safe_load_all(source.read_text()) if d]
+    for doc in docs:
+        if doc["kind"] != "Node":  # the daemon reads no Nodes (the render's LocalModelNodes are not its to apply)
+            fake.put(doc)
+    daemon = make_daemon(kube, fake, render=lambda o, c, s: api.render_objects(o, c, s))
+    sync(daemon)
+    rendered = api.render_files([str(source)])
+    expected = next(o for o in rendered if o["kind"] == "Deployment")
+    applied = fake.find("apps", "deployments", "llm-test", expected["metadata"]["name"])
+    volumes = applied["spec"]["template"]["spec"]["volumes"]
+    assert {"name": "kserve-pvc-source", "persistentVolumeClaim": {"claimName": "llama-cache-gpu"}} in volumes
+    assert applied["metadata"]["labels"]["internal.serving.kserve.io/localmodel"] == "llama-cache"
+    assert applied["spec"]["template"] == expected["spec"]["template"]
+    assert {o["kind"] for o in rendered} & CACHE_OBJECT_KINDS  # the render has cache objects; none is applied
+    cache_paths = ("persistentvolume", "/jobs", "localmodelnodes")
+    assert not [r.path for r in fake.log if r.method != "GET" and any(p in r.path for p in cache_paths)]

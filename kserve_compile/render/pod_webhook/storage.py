@@ -303,14 +303,19 @@ def inject_storage_initializer(
 
 
 def _local_model_uri(src: str, annotations: Mapping[str, str]) -> str:
-    source = annotations.get(C.ANN_LOCAL_MODEL_SOURCE_URI, "")
-    sub_path = src.removeprefix(source)
-    if not sub_path.startswith("/"):
-        sub_path = "/" + sub_path
     pvc = annotations.get(C.ANN_LOCAL_MODEL_PVC_NAME)
     if pvc is None:
         raise InputError(f"Annotation {C.ANN_LOCAL_MODEL_PVC_NAME} not found", "metadata.annotations")
-    return f"pvc://{pvc}/models/{local_model_storage_key(source)}{sub_path}"
+    return cached_model_uri(src, annotations.get(C.ANN_LOCAL_MODEL_SOURCE_URI, ""), pvc)
+
+
+def cached_model_uri(storage_uri: str, source_uri: str, pvc_name: str) -> str:
+    """``pvc://<pvc>/models/<storage key><subpath>``: where a cached model is read from. The sub-path is the storage
+    URI past the cache's source URI, with a leading ``/`` (the pod webhook's and ``attachModelArtifacts``' rewrite)."""
+    sub_path = storage_uri.removeprefix(source_uri)
+    if not sub_path.startswith("/"):
+        sub_path = "/" + sub_path
+    return f"pvc://{pvc_name}/models/{local_model_storage_key(source_uri)}{sub_path}"
 
 
 def local_model_storage_key(source_uri: str) -> str:
