@@ -17,6 +17,8 @@ T = TypeVar("T")
 
 def clone(data: T) -> T:
     """A deep copy of JSON-shaped ``data`` (tuples come back as lists); while tracing, leaves keep their origins."""
+    if not isinstance(data, (dict, list, tuple)):  # a leaf is immutable: no copy (merges clone many)
+        return data
     if is_tracing():
         return _clone(data)
     try:

@@ -70,6 +70,8 @@ def default_isvc(isvc: InferenceService, config: KServeConfig) -> InferenceServi
 
 
 def _update(obj: Any, /, **changes: Any) -> Any:
+    if all(getattr(obj, name) is value for name, value in changes.items()):
+        return obj  # nothing changes: models are frozen, so the same object serves
     return obj.model_copy(update=changes)
 
 

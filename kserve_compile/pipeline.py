@@ -206,7 +206,7 @@ def workloads(plan: Plan, config: KServeConfig, cluster: ClusterState) -> Render
     out = Rendered()
     if plan.stopped:
         return out
-    isvc_data = plan.isvc.model_dump(by_alias=True, exclude_none=True)
+    isvc_data = _webhook_view(plan.isvc)
     build = _knative_workload if plan.mode == C.MODE_KNATIVE else _standard_workload
     for component in plan.components:
         out += build(component, plan, isvc_data, config, cluster)
@@ -241,6 +241,14 @@ def ingress(plan: Plan, config: KServeConfig) -> Rendered:
 
 
 # --- workloads -----------------------------------------------------------------------------------------------------
+
+
+def _webhook_view(isvc: InferenceService) -> dict[str, Any]:
+    """The part of the InferenceService the pod webhook reads: the predictor's logger (not a dump of all of it)."""
+    logger = isvc.spec.predictor.logger
+    if logger is None:
+        return {}
+    return {"spec": {"predictor": {"logger": logger.model_dump(by_alias=True, exclude_none=True)}}}
 
 
 def _standard_workload(

@@ -1,6 +1,9 @@
-"""The typer app: every command module registers its commands on it."""
+"""The typer app: every command module registers its commands on it.
 
-from __future__ import annotations
+The command modules do without ``from __future__ import annotations``: typer reads the annotations of every
+command on each run, and evaluating them from strings cost ~6 ms of a one-isvc render.
+"""
+
 
 import os
 

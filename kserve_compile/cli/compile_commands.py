@@ -1,6 +1,5 @@
 """``render``, ``status`` and ``validate``: the compiler's commands (reading files, printing, exiting)."""
 
-from __future__ import annotations
 
 import json
 import sys

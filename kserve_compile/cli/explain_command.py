@@ -1,6 +1,5 @@
 """``explain``: the rendered objects with where every value comes from."""
 
-from __future__ import annotations
 
 import json
 import sys

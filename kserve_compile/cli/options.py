@@ -1,7 +1,6 @@
 """Options several commands share, spelled once: ``--config``, ``-n/--namespace``, ``--strict``, ``-q``,
 ``--error-format``."""
 
-from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
@@ -30,7 +29,7 @@ QUIET = typer.Option(
 ERROR_FORMAT = typer.Option(ErrorFormat.text, "--error-format", help="text, json or github.")
 
 
-def run_options(namespace: str | None, strict: bool) -> RunOptions:
+def run_options(namespace: str | None, strict: bool) -> "RunOptions":
     from ..run import RunOptions
 
     return RunOptions(namespace=namespace, strict=strict)
