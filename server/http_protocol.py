@@ -11,7 +11,7 @@
 
 And one write per response: uvicorn writes a response's head and its body with two ``transport.write``
 calls, which uvloop turns into two ``write`` system calls and two TCP segments; here the head waits for
-the first body write and both leave in one (``CoalescingCycle``), ~10% less CPU per small request.
+the first body write and both leave in one (``CoalescingCycle``): ~4.5 µs of CPU less per response on loopback.
 
 Mirrors the limits of Triton's HTTP front end and of nginx (``client_header_timeout``,
 ``client_body_timeout``, ``large_client_header_buffers``); uvicorn: ``protocols/http/httptools_impl.py``.
