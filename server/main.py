@@ -110,6 +110,7 @@ def create_app(options: Options, state: ServerState | None = None) -> ASGIApp:
         if not state.repository.models and not state.repository.failures:
             await asyncio.get_running_loop().run_in_executor(None, state.load_all)
         state.start()
+        freeze_heap()
         if options.enable_grpc:
             from server.grpc_server import build_grpc_server
 
@@ -130,6 +131,20 @@ def create_app(options: Options, state: ServerState | None = None) -> ASGIApp:
 
         app = AccessLogMiddleware(app, options.access_log_format)
     return Lifespan(app, startup, shutdown)
+
+
+def freeze_heap() -> None:
+    """Move everything startup allocated (modules, sessions, the app) out of the cyclic collector's reach.
+
+    A full collection of that heap takes 10-50 ms on a 2-core machine, during which no request is served;
+    frozen, it takes well under 1 ms. Frozen objects are still freed by reference counting; a repository
+    load or unload thaws the heap (server.state.thaw_heap), so a replaced model's cycles can be collected.
+    """
+    import gc
+
+    gc.collect()
+    gc.freeze()
+    logger.debug("heap frozen after startup: %d objects", gc.get_freeze_count())
 
 
 def app_from_env() -> ASGIApp:

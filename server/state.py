@@ -9,6 +9,7 @@ answers 404 to new requests. Operations on the repository run one at a time.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from collections.abc import Iterator
 
@@ -34,6 +35,13 @@ EXTENSIONS = [
     "model_configuration",
     "statistics",
 ]
+
+
+def thaw_heap() -> None:
+    """Undo main.freeze_heap: a model that leaves the repository may sit in reference cycles (model and
+    batcher refer to each other) that only the cyclic collector frees, and it never visits frozen objects."""
+    if gc.get_freeze_count():
+        gc.unfreeze()
 
 
 class ServerState:
@@ -117,12 +125,14 @@ class ServerState:
             if self.runner is not None:
                 self._attach_batcher(model)
             repository.install(model)
+            thaw_heap()
         logger.info("model %s: %s", name, model.summary())
         return model
 
     async def unload(self, name: str) -> None:
         async with self._repository_lock():
             self.repository.remove(name)
+            thaw_heap()
         logger.info("model %s: unloaded", name)
 
     def _attach_batcher(self, model: OnnxModel) -> None:

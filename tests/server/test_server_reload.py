@@ -3,7 +3,10 @@ the instance they started on, an unloaded model answers 404 — never a 500."""
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import threading
+import weakref
 from pathlib import Path
 
 import httpx
@@ -11,11 +14,15 @@ import numpy as np
 import pytest
 import server_models
 from conftest import start_server, stop_server
+from starlette.types import ASGIApp
 
+from server.config import parse_options
 from server.errors import ModelNotFound
+from server.main import create_app
 from server.model import SessionSettings
 from server.providers import CPU
 from server.repository import ModelRepository
+from server.state import ServerState
 
 SETTINGS = SessionSettings(providers=[CPU], warmup=False)
 
@@ -71,3 +78,54 @@ def test_reload_and_unload_under_traffic_never_500(tmp_path: Path) -> None:
     assert served_during_reloads > 8
     assert set(statuses) <= {200, 404, 503}, sorted(set(statuses))
     assert "is unloaded" not in running.output()
+
+
+async def _started(app: ASGIApp) -> asyncio.Task:
+    """Run the app's lifespan startup as uvicorn does; the returned task waits for shutdown."""
+    answers: asyncio.Queue = asyncio.Queue()
+    started = False
+
+    async def receive() -> dict:
+        nonlocal started
+        if started:
+            await asyncio.Event().wait()  # shutdown never comes: the test cancels the task
+        started = True
+        return {"type": "lifespan.startup"}
+
+    async def lifespan() -> None:
+        await app({"type": "lifespan"}, receive, answers.put)
+
+    task = asyncio.create_task(lifespan())
+    assert (await answers.get())["type"] == "lifespan.startup.complete"
+    return task
+
+
+def test_startup_freezes_the_heap_and_an_unload_thaws_it(tmp_path: Path) -> None:
+    """Frozen objects are out of the cyclic collector's reach: an unloaded, batched model (model and batcher
+    refer to each other) must still be collected once it leaves the repository."""
+    server_models.mlp(tmp_path / "m" / "model.onnx")
+    options = parse_options(["--model_dir", str(tmp_path), "--enable_grpc", "false", "--max_batch_size", "4"])
+    state = ServerState(options)
+    app = create_app(options, state)
+
+    async def scenario() -> tuple[int, int, bool]:
+        lifespan = await _started(app)
+        frozen = gc.get_freeze_count()
+        model = weakref.ref(state.repository.get("m"))
+        served = model()
+        assert served is not None and served.batcher is not None
+        del served
+        await state.unload("m")
+        thawed = gc.get_freeze_count()
+        gc.collect()
+        lifespan.cancel()
+        state.stop()
+        return frozen, thawed, model() is None
+
+    try:
+        frozen, thawed, collected = asyncio.run(scenario())
+    finally:
+        gc.unfreeze()
+    assert frozen > 1000, frozen  # the imports, the session and the app
+    assert thawed == 0
+    assert collected, "the unloaded model was not collected"
