@@ -312,7 +312,9 @@ def finished_pod_template(
     unnamed = {**template, "metadata": {k: v for k, v in template.get("metadata", {}).items() if k != "name"}}
     if is_tracing():
         stamp(unnamed, pod_template_origin(knative))
-    template, more = inject_pod(unnamed, namespace=component.namespace, config=config, cluster=cluster, isvc=isvc)
+    template, more = inject_pod(
+        unnamed, namespace=component.namespace, config=config, cluster=cluster, isvc=isvc, copy=False
+    )
     if pod_name is not None:
         template["metadata"] = {"name": pod_name, **template["metadata"]}
     return template, notes + more

@@ -22,3 +22,8 @@ def _load(name: str) -> Any:
 def skeleton(name: str) -> Any:
     """A fresh copy of ``templates/<name>.yaml``."""
     return clone(_load(name))
+
+
+def shared_skeleton(name: str) -> Any:
+    """``templates/<name>.yaml`` itself, shared by every caller: read it, copy what goes into an object."""
+    return _load(name)

@@ -36,17 +36,18 @@ def inject_pod(
     config: KServeConfig,
     cluster: ClusterState,
     isvc: Mapping[str, Any] | None = None,
+    copy: bool = True,
 ) -> tuple[dict[str, Any], list[str]]:
     """The pod template after every mutation KServe's pod webhook would make, and warnings for what is unknowable.
 
     ``template`` is ``{"metadata": {...}, "spec": <PodSpec>}`` as the controller writes it into a Deployment or
     Knative Service. ``isvc`` (optional) is the InferenceService: the webhook reads its predictor ``logger`` for the
     log store, marshaller and batching settings. Raises :class:`InputError` with KServe's wording where KServe would
-    reject the Pod.
+    reject the Pod. ``copy=False`` hands ``template`` over to be changed in place (the pipeline's own templates).
     """
     if not isinstance(template, Mapping):
         raise InputError("pod template must be a mapping", "spec.template")
-    out = clone(dict(template))
+    out = clone(dict(template)) if copy else template
     metadata = out.setdefault("metadata", {}) or {}
     out["metadata"] = metadata
     spec = out.get("spec")

@@ -8,22 +8,22 @@ from .... import constants as C
 from ....components import Component
 from ....config import KServeConfig
 from ....datacopy import clone
-from ....skeletons import skeleton
+from ....skeletons import shared_skeleton, skeleton
 
 PROBED_CONTAINERS = (C.CONTAINER_KSERVE, C.CONTAINER_TRANSFORMER)
 
 
 def with_pod_defaults(pod_spec: dict[str, Any]) -> dict[str, Any]:
     """``setDefaultPodSpec``: pod and container defaults, and a TCP readiness probe for the serving containers."""
-    defaults = skeleton("pod-defaults")
+    defaults = shared_skeleton("pod-defaults")
     spec = clone(pod_spec)
     for key, value in defaults["pod"].items():
         if spec.get(key) in (None, ""):
-            spec[key] = value
+            spec[key] = clone(value)
     for container in spec.get("containers") or []:
         for key, value in defaults["container"].items():
             if not container.get(key):
-                container[key] = value
+                container[key] = clone(value)
         if container.get("name") in PROBED_CONTAINERS and container.get("readinessProbe") is None:
             probe = clone(defaults["readinessProbe"])
             ports = container.get("ports") or []
