@@ -223,7 +223,7 @@ class Context:
     """What every isvc of a run compiles against: config, runtimes, live-object stand-ins, and the isvcs."""
 
     config: KServeConfig
-    runtimes: list[ServingRuntime]
+    runtimes: tuple[ServingRuntime, ...]  # a tuple: runtime selection memoises per runtime list
     cluster: ClusterState
     isvcs: list[tuple[InferenceService, Document]]
     problems: list[Problem]
@@ -278,7 +278,7 @@ def prepare(docs: Sequence[Document]) -> Context:
     )
 
 
-def _runtimes(docs: Sequence[Document], config: KServeConfig, problems: list[Problem]) -> list[ServingRuntime]:
+def _runtimes(docs: Sequence[Document], config: KServeConfig, problems: list[Problem]) -> tuple[ServingRuntime, ...]:
     """The built-in runtimes with the given ones over them, after KServe's ServingRuntime webhook."""
     runtimes = _traced_embedded_runtimes() if is_tracing() else list(embedded_runtimes())
     given: list[ServingRuntime] = []
@@ -297,7 +297,7 @@ def _runtimes(docs: Sequence[Document], config: KServeConfig, problems: list[Pro
         problems.append(given_docs[id(rt)].problem(exc.message, exc.path))
     # a ClusterServingRuntime given as input replaces the built-in one of the same name
     replaced = {r.metadata.name for r in given if r.is_cluster}
-    return [r for r in runtimes if r.metadata.name not in replaced] + given
+    return (*(r for r in runtimes if r.metadata.name not in replaced), *given)
 
 
 def _cluster_state(docs: Sequence[Document]) -> ClusterState:

@@ -115,37 +115,43 @@ _TYPE_NAMES = {str: "a string", int: "an integer", bool: "a boolean", float: "a 
 
 def check(value: Any, shape: Any, path: str) -> str | None:
     """``None`` when ``value`` fits ``shape``, else ``"<path>: <what was expected>"``."""
+    problem = _mismatch(value, shape)
+    return None if problem is None else path + problem
+
+
+def _mismatch(value: Any, shape: Any) -> str | None:
+    # The path is built on the way back up, from a mismatch only: most values fit.
     if isinstance(shape, tuple) and shape and shape[0] in ("list", "map"):
         kind, inner = shape
         if kind == "list":
             if not isinstance(value, list):
-                return f"{path}: must be a list"
+                return ": must be a list"
             for i, item in enumerate(value):
-                problem = check(item, inner, f"{path}[{i}]")
+                problem = _mismatch(item, inner)
                 if problem:
-                    return problem
+                    return f"[{i}]{problem}"
             return None
         if not isinstance(value, dict):
-            return f"{path}: must be a map"
+            return ": must be a map"
         for key, item in value.items():
-            problem = check(item, inner, f"{path}[{key}]")
+            problem = _mismatch(item, inner)
             if problem:
-                return problem
+                return f"[{key}]{problem}"
         return None
     if isinstance(shape, dict):
         if not isinstance(value, dict):
-            return f"{path}: must be an object"
+            return ": must be an object"
         for key, inner in shape.items():
             if key in value and value[key] is not None:
-                problem = check(value[key], inner, f"{path}.{key}")
+                problem = _mismatch(value[key], inner)
                 if problem:
-                    return problem
+                    return f".{key}{problem}"
         return None
     types = shape if isinstance(shape, tuple) else (shape,)
     if isinstance(value, bool) and bool not in types:
-        return f"{path}: must be {_describe(types)}"
+        return f": must be {_describe(types)}"
     if not isinstance(value, types):
-        return f"{path}: must be {_describe(types)}"
+        return f": must be {_describe(types)}"
     return None
 
 

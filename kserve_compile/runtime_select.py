@@ -88,28 +88,8 @@ def select_runtime(
     """The runtime KServe would use; ``InputError`` with KServe's message when there is none."""
     if model.runtime:
         return _explicit(model, namespace, runtimes, path)
-    namespaced = [r for r in runtimes if not r.is_cluster and r.metadata.namespace == namespace]
-    cluster = [r for r in runtimes if r.is_cluster]
-    protocol = model_protocol(model)
-
-    def eligible(listed: list[ServingRuntime]) -> list[ServingRuntime]:
-        out = [
-            r
-            for r in listed
-            if not r.spec.disabled
-            and not r.spec.multi_model
-            and supports_model(r.spec, model, explicit=False)
-            and supports_protocol(r.spec, protocol)
-            and (r.spec.worker_spec is not None) == multi_node
-        ]
-        # filtering first keeps the order sorting first would give (stable sorts); only the few eligible are keyed
-        out.sort(key=_sort_key)
-        # stable: a runtime with a priority for the format beats one without; higher beats lower
-        out.sort(key=lambda r: _neg_priority(_priority(r.spec, model.model_format.name)))
-        return out
-
-    # each list is priority-sorted on its own, so every namespaced runtime precedes every cluster one
-    candidates = eligible(namespaced) + eligible(cluster)
+    fmt = model.model_format
+    candidates = _candidates(runtimes, namespace, fmt.name, fmt.version, model_protocol(model), multi_node)
     if not candidates:
         version = f'"{model.model_format.version}"' if model.model_format.version else "<nil>"
         raise InputError(
@@ -117,6 +97,54 @@ def select_runtime(
             f"{path}.modelFormat",
         )
     return Selected(candidates[0], explicit=False)
+
+
+# The candidates depend only on the runtimes and these few facts of the model, and a repository's isvcs share both:
+# the answers for the last runtime tuple are kept (with the tuple itself, so its identity can be trusted).
+_memo: tuple[tuple[ServingRuntime, ...], dict[tuple, tuple[ServingRuntime, ...]]] | None = None
+
+
+def _candidates(
+    runtimes: Sequence[ServingRuntime], namespace: str, name: str, version: str | None, protocol: str, multi_node: bool
+) -> tuple[ServingRuntime, ...]:
+    global _memo
+    if not isinstance(runtimes, tuple):  # a list may change between calls
+        return _auto_candidates(runtimes, namespace, name, version, protocol, multi_node)
+    memo = _memo
+    if memo is None or memo[0] is not runtimes:
+        memo = _memo = (runtimes, {})
+    key = (namespace, name, version, protocol, multi_node)
+    found = memo[1].get(key)
+    if found is None:
+        found = memo[1][key] = _auto_candidates(runtimes, namespace, name, version, protocol, multi_node)
+    return found
+
+
+def _auto_candidates(
+    runtimes: Sequence[ServingRuntime], namespace: str, name: str, version: str | None, protocol: str, multi_node: bool
+) -> tuple[ServingRuntime, ...]:
+    wanted = f"mt:{name}:{version}" if version else f"mt:{name}"
+
+    def eligible(listed: list[ServingRuntime]) -> list[ServingRuntime]:
+        out = [
+            r
+            for r in listed
+            if not r.spec.disabled
+            and not r.spec.multi_model
+            and wanted in r.spec.model_type_labels[0]
+            and supports_protocol(r.spec, protocol)
+            and (r.spec.worker_spec is not None) == multi_node
+        ]
+        # filtering first keeps the order sorting first would give (stable sorts); only the few eligible are keyed
+        out.sort(key=_sort_key)
+        # stable: a runtime with a priority for the format beats one without; higher beats lower
+        out.sort(key=lambda r: _neg_priority(_priority(r.spec, name)))
+        return out
+
+    namespaced = [r for r in runtimes if not r.is_cluster and r.metadata.namespace == namespace]
+    cluster = [r for r in runtimes if r.is_cluster]
+    # each list is priority-sorted on its own, so every namespaced runtime precedes every cluster one
+    return (*eligible(namespaced), *eligible(cluster))
 
 
 def _neg_priority(priority: int | None) -> tuple[int, int]:

@@ -111,3 +111,13 @@ def test_explicit_name_prefers_namespaced_runtime() -> None:
     namespaced = runtime("same", SK, namespace="default", image="ns:1")
     chosen = select_runtime(model("sklearn", runtime="same"), "default", [cluster, namespaced], multi_node=False)
     assert not chosen.runtime.is_cluster
+
+
+def test_answers_are_remembered_per_runtime_tuple_only() -> None:
+    first = (runtime("a-sk", SK),)
+    second = (runtime("b-sk", SK),)
+    assert [_pick(model("sklearn", "1"), rts) for rts in (first, second, first)] == ["a-sk", "b-sk", "a-sk"]
+    listed = [runtime("a-sk", SK)]
+    assert _pick(model("sklearn"), listed) == "a-sk"
+    listed[0] = runtime("c-sk", SK)  # a list may change between calls: never answered from memory
+    assert _pick(model("sklearn"), listed) == "c-sk"
