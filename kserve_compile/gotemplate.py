@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, final
+from typing import Any, NamedTuple, final
 
 NO_VALUE = "<no value>"
 
@@ -32,13 +32,11 @@ class Struct(dict):
 
 
 @final  # lets a type checker read ``type(part) is not _Text`` as "an _Action" (render checks the type, not isinstance)
-@dataclass(frozen=True)
-class _Text:
+class _Text(NamedTuple):
     text: str
 
 
-@dataclass(frozen=True)
-class _Action:
+class _Action(NamedTuple):
     source: str
     words: tuple[str, ...]
     fields: tuple[str, ...] | None = None  # a plain field chain (".Name", ".Labels.x"): its names, split once
@@ -222,13 +220,11 @@ _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|`[^`]*`|[()|]|[^\s()|]+')
 _INT = re.compile(r"^[+-]?\d+$")
 
 
-@dataclass(frozen=True)
-class _Cmd:
+class _Cmd(NamedTuple):
     words: tuple[Any, ...]  # each a token string or a nested _Pipe
 
 
-@dataclass(frozen=True)
-class _Pipe:
+class _Pipe(NamedTuple):
     cmds: tuple[_Cmd, ...]
 
 

@@ -35,7 +35,9 @@ NO_EXTRAS: frozenset[str] = frozenset()
 class Spec(BaseModel):
     """A KServe struct. ``K8S_FIELDS`` names the Kubernetes fields it inlines (kept as data in ``k8s``)."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow", strict=True, frozen=True, defer_build=True)
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="allow", strict=True, frozen=True, defer_build=True
+    )
     K8S_FIELDS: ClassVar[frozenset[str]] = NO_EXTRAS
 
     @model_validator(mode="after")
@@ -356,6 +358,7 @@ class ServingRuntimeSpec(Spec):
             if fmt.auto_select:
                 auto |= labels
         return frozenset(auto), frozenset(every)
+
     http_data_endpoint: str | None = None
     replicas: int | None = None
     storage_helper: dict[str, Any] | None = None

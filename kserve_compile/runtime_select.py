@@ -9,7 +9,7 @@ lowest protocol, newest creationTimestamp, name; then a stable sort by the forma
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from . import constants as C
 from .errors import InputError
@@ -18,8 +18,7 @@ from .models import ModelSpec, ServingRuntime, ServingRuntimeSpec
 UNRANKED_PROTOCOL = 5
 
 
-@dataclass(frozen=True)
-class Selected:
+class Selected(NamedTuple):
     runtime: ServingRuntime
     # True when model.runtime named it (autoSelect is then ignored for the format match)
     explicit: bool

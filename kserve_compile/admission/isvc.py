@@ -11,8 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import constants as C
 from ..config import KServeConfig
@@ -100,8 +99,7 @@ def validate_isvc(
 # --- paths ---------------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Paths:
+class _Paths(NamedTuple):
     """Where the predictor's model spec sits in the input: ``model`` or the legacy framework field it came from."""
 
     model: str = "spec.predictor.model"
@@ -149,8 +147,7 @@ def _env_index(container: Mapping[str, Any], name: str) -> int | None:
 # --- implementations (``GetImplementations``) ----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Impl:
+class _Impl(NamedTuple):
     """One implementation of a component: a framework/model spec, the ART explainer, or the custom containers."""
 
     kind: str  # "model", a framework name, "art", or "custom"

@@ -9,7 +9,6 @@ failed or timed out. Errors are matched by exception class in the CLI's one tabl
 durations (``90s``, ``5m``, ``1h``; ``kserve_compile.durations``).
 """
 
-
 import sys
 from collections.abc import Callable
 from functools import cache

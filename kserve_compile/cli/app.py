@@ -4,7 +4,6 @@ The command modules do without ``from __future__ import annotations``: typer rea
 command on each run, and evaluating them from strings cost ~6 ms of a one-isvc render.
 """
 
-
 import os
 
 import typer

@@ -1,6 +1,5 @@
 """``render``, ``status`` and ``validate``: the compiler's commands (reading files, printing, exiting)."""
 
-
 import json
 import sys
 from enum import Enum

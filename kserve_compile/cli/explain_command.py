@@ -1,6 +1,5 @@
 """``explain``: the rendered objects with where every value comes from."""
 
-
 import json
 import sys
 from enum import Enum

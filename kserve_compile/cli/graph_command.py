@@ -5,7 +5,6 @@ commands. Exit codes as the other commands: 0 ok; 1 invalid input (or, with ``ru
 2 usage; 3 internal error; 130 interrupted.
 """
 
-
 import sys
 from typing import Annotated
 

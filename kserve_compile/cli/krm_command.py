@@ -1,7 +1,6 @@
 """``kserve-compile fn``: the KRM function (ResourceList on stdin → ResourceList on stdout) and, for a plain YAML
 stream, a Helm post-renderer (stream in → rendered stream out). The logic is in ``kserve_compile/krm.py``."""
 
-
 import sys
 
 import typer

@@ -5,7 +5,6 @@ written are they renamed over the originals, and a failed rename puts back the f
 ``--dry-run`` writes nothing and exits like ``kubectl diff``: 0 nothing to change, 1 changes would be made.
 """
 
-
 import os
 import sys
 import tempfile

@@ -1,7 +1,6 @@
 """Options several commands share, spelled once: ``--config``, ``-n/--namespace``, ``--strict``, ``-q``,
 ``--error-format``."""
 
-
 from typing import TYPE_CHECKING
 
 import typer

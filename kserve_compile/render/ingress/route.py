@@ -9,8 +9,7 @@ routes KServe only creates after readiness are rendered. Sources: ``reconcilers/
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ... import constants as C
 from ...config import KServeConfig
@@ -18,8 +17,7 @@ from ...errors import InputError
 from .domain import generate_domain_name
 
 
-@dataclass(frozen=True)
-class RoutedComponent:
+class RoutedComponent(NamedTuple):
     component: str  # "predictor" | "transformer" | "explainer"
     service_name: str  # the component's Service/ksvc name, e.g. "foo-predictor" or "foo-blue-predictor"
     timeout: int | None  # component spec `timeout` (seconds)
@@ -29,14 +27,13 @@ class RoutedComponent:
     annotations: Mapping[str, str] | None = None
 
 
-@dataclass(frozen=True)
-class RouteInput:
+class RouteInput(NamedTuple):
     name: str  # isvc name
     namespace: str
     labels: Mapping[str, str]  # isvc labels (after defaulting)
     annotations: Mapping[str, str]  # isvc annotations (after defaulting, NOT filtered)
     components: Mapping[str, RoutedComponent]  # present components only
-    canaries: tuple[tuple[str, int], ...] = field(default=())  # (canary Service name, trafficPercent)
+    canaries: tuple[tuple[str, int], ...] = ()  # (canary Service name, trafficPercent)
 
     @property
     def predictor(self) -> RoutedComponent:

@@ -7,8 +7,7 @@ They change the pod spec dict they are given.
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ... import constants as C
 from ...config import StorageInitializerConfig
@@ -78,8 +77,7 @@ def volume_mount(name: str, mount_path: str, *, read_only: bool = False, sub_pat
     return mount
 
 
-@dataclass(frozen=True)
-class ModelMount:
+class ModelMount(NamedTuple):
     mount_path: str
     volume_name: str
     read_only: bool
