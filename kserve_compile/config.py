@@ -6,8 +6,6 @@ disallowed lists, a missing ``security`` key means ``automountServiceAccountToke
 Source: ``pkg/apis/serving/v1beta1/configmap.go``, ``pkg/types/config.go`` and the injectors' config structs.
 """
 
-from __future__ import annotations
-
 import json
 import re
 from typing import Any, ClassVar

@@ -3,10 +3,9 @@
 KServe's own fields are modelled; Kubernetes core sub-objects (containers, volumes, affinity, resources …) stay plain
 data. A spec that inlines a PodSpec or a Container keeps those fields as validated *extras*: a name that is neither a
 KServe field nor a Kubernetes PodSpec/Container field is rejected, as the API server's strict field validation would.
-Field names follow the Go JSON tags (``alias_generator=to_camel``).
+Field names follow the Go JSON tags (``alias_generator=to_camel``). Annotations are not postponed (no ``from __future__
+import annotations``): pydantic would evaluate each from its string at import, ~3 ms of every run.
 """
-
-from __future__ import annotations
 
 from functools import cached_property
 from typing import Any, ClassVar, Literal
@@ -41,7 +40,7 @@ class Spec(BaseModel):
     K8S_FIELDS: ClassVar[frozenset[str]] = NO_EXTRAS
 
     @model_validator(mode="after")
-    def _only_known_extras(self) -> Spec:
+    def _only_known_extras(self) -> "Spec":
         extras = self.model_extra or {}
         unknown = [k for k in extras if k not in self.K8S_FIELDS]
         if unknown:
