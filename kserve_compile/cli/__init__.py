@@ -59,9 +59,9 @@ def __getattr__(name: str) -> Any:
     # ``kserve_compile.cli.app`` (the typer app) loads on first use, so that a command module (or apply/) can
     # import ``cli.exits`` without importing every other command first.
     if name == "app":
-        from .app import app
+        from .app import register
 
-        return app
+        return register()
     raise AttributeError(name)
 
 

@@ -160,7 +160,9 @@ def test_render_does_not_import_the_kubernetes_client_or_onnxruntime():
         timeout=120,
     )
     assert result.returncode == 0, result.stderr
-    imported = {line.rsplit("|", 1)[1].strip() for line in result.stderr.splitlines() if line.startswith("import time:")}
+    imported = {
+        line.rsplit("|", 1)[1].strip() for line in result.stderr.splitlines() if line.startswith("import time:")
+    }
     assert "kserve_compile.pipeline" in imported  # the listing is real
     assert not {m.split(".")[0] for m in imported} & {"kubernetes", "onnxruntime"}
 
@@ -260,3 +262,28 @@ def test_render_into_a_pipe_closed_early_exits_quietly(tmp_path: Path):
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 0, err
     assert "Traceback" not in err and "Exception ignored" not in err
+
+
+def test_command_table_names_the_commands_each_module_registers():
+    # a run registers only the module of the command it names: the table must say which module holds which command
+    from importlib import import_module
+
+    import typer
+
+    from kserve_compile.cli.app import COMMAND_MODULES
+
+    for module in set(COMMAND_MODULES.values()):
+        probe = typer.Typer()
+        import_module(module, "kserve_compile.cli").register(probe)
+        names = {c.name or c.callback.__name__ for c in probe.registered_commands if c.callback}
+        names |= {g.name for g in probe.registered_groups if g.name}
+        assert names == {name for name, owner in COMMAND_MODULES.items() if owner == module}, module
+
+
+def test_every_command_is_listed_and_each_runs_alone():
+    listing = run("--help").stdout
+    from kserve_compile.cli.app import COMMAND_MODULES
+
+    assert all(f" {name} " in listing for name in COMMAND_MODULES)
+    assert run("status", str(EXAMPLE)).returncode == 0
+    assert "Run or draw an InferenceGraph" in run("graph", "--help").stdout
