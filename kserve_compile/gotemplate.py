@@ -364,7 +364,7 @@ class GoTextTemplate:
         """A hashable digest of what ``chain`` reads from ``data``: data whose digests agree for every chain in
         :attr:`chains` render the same text, since the functions are pure (a value may narrow its own digest with a
         ``template_digest`` method)."""
-        return _freeze(_lenient_fields(chain, data))
+        return chain_digest(chain, data)
 
     def render(self, data: Any) -> str:
         out: list[str] = []
@@ -459,6 +459,11 @@ def _chains(nodes: list[Any]) -> set[str]:
         elif isinstance(node, tuple):
             from_pipe(node[0])
     return out
+
+
+def chain_digest(chain: str, data: Any) -> Any:
+    """The digest :meth:`GoTextTemplate.digest` gives, for any template reading ``chain``."""
+    return _freeze(_lenient_fields(chain, data))
 
 
 def _lenient_fields(chain: str, data: Any) -> Any:

@@ -28,7 +28,7 @@ from .models import (
 from .names import POOL_GROUP_V1ALPHA2, child_name, workload_selector, workload_service
 from .options import LLMOptions
 from .presets import ConfigStore
-from .spec_merge import merge_specs
+from .spec_merge import merge_specs, merged_configs
 from .variables import (
     GlobalConfig,
     Unbalanced,
@@ -200,10 +200,14 @@ def _pool_name(specs: list[Spec], name: str) -> str:
 
 
 def _merge_rendered(specs: list[Spec], data: Any) -> Spec:
-    """``MergeSpecs`` then ``ReplaceVariables``, done as render-each-then-merge when that is the same thing."""
+    """``MergeSpecs`` then ``ReplaceVariables``: the configs are merged once (shared by every service on the same
+    configs), then the merged configs and the service's own spec are each rendered and merged — the same thing
+    whenever rendering can be done before the last merge (see ``render_spec``), else the whole document is."""
+    *configs, own = specs
     digests: dict[str, Any] = {}
     try:
-        rendered = [render_spec(spec, data, digests) for spec in specs]
+        rendered = [render_spec(merged_configs(configs), data, digests)] if configs else []
+        rendered.append(render_spec(own, data, digests, shared=False))
     except Unbalanced:
         return replace_variables(merge_specs(*specs), data)
     return merge_specs(*rendered)

@@ -9,6 +9,7 @@ and tokenizer templates) merge containers, volumes, env … by key (``kserve_com
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ..datacopy import clone
@@ -32,38 +33,86 @@ _PREFIXES = frozenset(p[:i] for p in _POD_SPECS for i in range(1, len(p)))
 
 
 def merge_specs(*specs: Spec) -> Spec:
-    """``MergeSpecs(cfgs...)``: the first spec with each later one merged over it, in order."""
-    if not specs:
-        return {}
-    out = clone(specs[0])
+    """``MergeSpecs(cfgs...)``: the first spec with each later one merged over it, in order; a new spec that shares
+    nothing with its inputs, which are not changed."""
+    if len(specs) < 2:
+        return clone(specs[0]) if specs else {}
+    made = _Made()
+    out = specs[0]
     for override in specs[1:]:
-        out = _merge(out, override, ())
+        out = _merge(out, override, (), made)
+    return made.owned(out)
+
+
+class _Made:
+    """The containers a merge built, so that each part of the inputs is copied once, at the end: ``deep`` ones are
+    private all the way down (copies, strategic merges), ``shallow`` ones are new dicts whose values may still be the
+    inputs' own. Each is kept alive with its entry, so ids stay their own."""
+
+    def __init__(self) -> None:
+        self._built: dict[int, tuple[bool, Any]] = {}
+
+    def shallow(self, node: dict[str, Any]) -> dict[str, Any]:
+        self._built[id(node)] = (False, node)
+        return node
+
+    def deep(self, node: Any) -> Any:
+        self._built[id(node)] = (True, node)
+        return node
+
+    def owned(self, node: Any) -> Any:
+        """``node`` with every part the merge did not build copied."""
+        entry = self._built.get(id(node))
+        if entry is None:
+            return clone(node)
+        if not entry[0]:
+            for key, value in node.items():
+                if isinstance(value, (dict, list, tuple)):
+                    node[key] = self.owned(value)
+        return node
+
+
+_BASES: dict[tuple[int, ...], tuple[tuple[Spec, ...], Spec]] = {}  # the specs kept with their entry: ids stay theirs
+
+
+def merged_configs(specs: Sequence[Spec]) -> Spec:
+    """``merge_specs(*specs)`` of configs nothing mutates (shipped presets, a run's LLMInferenceServiceConfigs),
+    remembered by identity: every service on the same presets shares one result, which callers must not mutate
+    (``merge_specs`` copies what it takes from it)."""
+    key = tuple(map(id, specs))
+    hit = _BASES.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], specs, strict=True)):
+        return hit[1]
+    out = merge_specs(*specs)
+    if len(_BASES) >= 256:
+        _BASES.clear()
+    _BASES[key] = (tuple(specs), out)
     return out
 
 
-def _merge(base: dict[str, Any], patch: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any]:
-    out = dict(base)
+def _merge(base: dict[str, Any], patch: dict[str, Any], path: tuple[str, ...], made: _Made) -> dict[str, Any]:
+    out = made.shallow(dict(base))
     for key, value in patch.items():
         here = (*path, key)
         current = out.get(key)
         if value is None:
             out.pop(key, None)
         elif here in _POD_SPECS and isinstance(value, dict) and isinstance(current, dict):
-            out[key] = strategic_merge(current, value, POD_LIST_KEYS)
+            out[key] = made.deep(strategic_merge(current, value, POD_LIST_KEYS))
         elif isinstance(value, dict) and isinstance(current, dict):
-            out[key] = _merge(current, value, here) if here in _PREFIXES else _merge_plain(current, value)
+            out[key] = _merge(current, value, here, made) if here in _PREFIXES else _merge_plain(current, value, made)
         else:
-            out[key] = clone(value)
+            out[key] = made.deep(clone(value))
     return out
 
 
-def _merge_plain(base: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
-    out = dict(base)
+def _merge_plain(base: dict[str, Any], patch: dict[str, Any], made: _Made) -> dict[str, Any]:
+    out = made.shallow(dict(base))
     for key, value in patch.items():
         if value is None:
             out.pop(key, None)
         elif isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = _merge_plain(out[key], value)
+            out[key] = _merge_plain(out[key], value, made)
         else:
-            out[key] = clone(value)
+            out[key] = made.deep(clone(value))
     return out

@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 
 from ..errors import InputError
-from ..gotemplate import GoPtr, GoTextTemplate, Struct, TemplateError
+from ..gotemplate import GoPtr, GoTextTemplate, Struct, TemplateError, chain_digest
 from ..quantity import parse_quantity
 from .models import LLMService, Spec
 from .names import child_name
@@ -250,9 +250,23 @@ _Unbalanced = Unbalanced
 # --- per-config rendering ---------------------------------------------------------------------------------------
 # Executing each config's strings before the merge gives the merged result of executing them after it (the
 # merge never looks inside strings, except for a templated merge key, which falls back to the whole document), and
-# lets every config keep, across services, the list of places its templates sit.
+# lets every config keep, across services, the list of places its templates sit and the field chains they read.
 _Path = tuple[str | int, ...]
-_INDEX: dict[int, tuple[Spec, tuple[tuple[_Path, str], ...]]] = {}
+_GROUP_DEPTH = 3  # subtrees this deep (e.g. template.containers[0]) are rebuilt, and cached, as a whole
+
+
+@dataclass(frozen=True)
+class _Group:
+    """A subtree holding templates: where it sits, its templated strings (path, escaped text), the chains they read."""
+
+    prefix: _Path
+    entries: tuple[tuple[_Path, str], ...]
+    chains: tuple[str, ...]
+
+
+_PLANS: dict[int, tuple[Spec, tuple[_Group, ...]]] = {}  # the spec is kept with its plan, so its id stays its own
+_SUBTREES: dict[tuple[int, _Path, tuple[Any, ...]], tuple[Spec, Any]] = {}  # likewise
+_NOT_YET = object()
 
 
 def _templated_paths(value: Any, path: _Path, out: list[tuple[_Path, str]]) -> None:
@@ -269,73 +283,91 @@ def _templated_paths(value: Any, path: _Path, out: list[tuple[_Path, str]]) -> N
             _templated_paths(item, (*path, i), out)
 
 
-def _index(spec: Spec) -> tuple[tuple[_Path, str], ...]:
-    entry = _INDEX.get(id(spec))
-    if entry is not None and entry[0] is spec:
-        return entry[1]
+def _plan(spec: Spec) -> tuple[_Group, ...]:
+    """Every template of ``spec``, grouped by subtree, each template parsed (so parse errors come first, as in Go)."""
     found: list[tuple[_Path, str]] = []
     _templated_paths(spec, (), found)
-    if len(_INDEX) > 4096:
-        _INDEX.clear()
-    _INDEX[id(spec)] = (spec, tuple(found))  # the spec is kept alive with its index, so its id stays its own
-    return tuple(found)
+    groups: dict[_Path, list[tuple[_Path, str]]] = {}
+    for path, escaped in found:
+        groups.setdefault(path[:_GROUP_DEPTH], []).append((path, escaped))
+    return tuple(
+        _Group(prefix, tuple(entries), tuple(sorted({c for _, text in entries for c in _parsed(text).chains})))
+        for prefix, entries in groups.items()
+    )
 
 
-_GROUP_DEPTH = 3  # subtrees this deep (e.g. template.containers[0]) are rebuilt, and cached, as a whole
-_SUBTREES: dict[
-    tuple[int, _Path, tuple[Any, ...]], tuple[Spec, Any]
-] = {}  # the spec is kept with its entry: ids stay its own
+def _shared_plan(spec: Spec) -> tuple[_Group, ...]:
+    entry = _PLANS.get(id(spec))
+    if entry is not None and entry[0] is spec:
+        return entry[1]
+    plan = _plan(spec)
+    if len(_PLANS) >= 1024:
+        _PLANS.clear()
+    _PLANS[id(spec)] = (spec, plan)
+    return plan
 
 
-def render_spec(spec: Spec, data: Struct, digests: dict[str, Any]) -> Spec:
+def _own_plan(spec: Spec) -> tuple[_Group, ...]:
+    try:
+        if b"{{" not in orjson.dumps(spec):  # JSON never escapes braces: no templated string or key anywhere
+            return ()
+    except (TypeError, ValueError):
+        pass
+    return _plan(spec)
+
+
+def render_spec(spec: Spec, data: Struct, digests: dict[str, Any], *, shared: bool = True) -> Spec:
     """``spec`` with its template strings executed; unchanged parts are shared, not copied.
 
-    Each subtree holding templates (``template.containers[0]``, ``router.scheduler.pool`` …) is rebuilt once per
-    distinct set of values its templates read, and shared between services after that (nothing mutates a rendered
-    config: the merge copies what it takes). Raises ``Unbalanced`` when a string cannot be executed on its own (see
+    A ``shared`` spec is a config that nothing mutates and that many services render: where its templates sit is
+    worked out once, and each subtree holding templates (``template.containers[0]``, ``router.scheduler.pool`` …)
+    is rebuilt once per distinct set of values its templates read and shared between services after that (nothing
+    mutates a rendered config: the merge copies what it takes). A service's own spec (``shared=False``) is rendered
+    afresh and nothing of it is kept. Raises ``Unbalanced`` when a string cannot be executed on its own (see
     :func:`replace_variables`)."""
-    index = _index(spec)
-    if not index:
+    plan = _shared_plan(spec) if shared else _own_plan(spec)
+    if not plan:
         return spec
-    groups: dict[_Path, list[tuple[_Path, str]]] = {}
-    for path, escaped in index:
-        groups.setdefault(path[:_GROUP_DEPTH], []).append((path, escaped))
     tree: dict[Any, Any] = {}
-    for prefix, entries in groups.items():
-        key = (id(spec), prefix, tuple(_digest(escaped, data, digests) for _, escaped in entries))
-        hit = _SUBTREES.get(key)
-        if hit is not None and hit[0] is spec:
-            subtree = hit[1]
+    for group in plan:
+        if shared:
+            subtree = _shared_subtree(spec, group, data, digests)
         else:
-            subtree = _render_group(spec, prefix, entries, data, digests)
-            if len(_SUBTREES) > 16384:
-                _SUBTREES.clear()
-            _SUBTREES[key] = (spec, subtree)
+            subtree = _render_group(spec, group, data, digests)
         node = tree
-        for part in prefix[:-1]:
+        for part in group.prefix[:-1]:
             node = node.setdefault(part, {})
-        node[prefix[-1]] = _Leaf(subtree)
+        node[group.prefix[-1]] = _Leaf(subtree)
     return _apply(spec, tree)
 
 
-def _digest(escaped: str, data: Struct, digests: dict[str, Any]) -> tuple[Any, ...]:
-    template = _parsed(escaped)
-    out = []
-    for chain in template.chains:
-        if chain not in digests:
-            digests[chain] = template.digest(chain, data)
-        out.append(digests[chain])
-    return tuple(out)
+def _shared_subtree(spec: Spec, group: _Group, data: Struct, digests: dict[str, Any]) -> Any:
+    key = (id(spec), group.prefix, tuple(_chain_digest(chain, data, digests) for chain in group.chains))
+    hit = _SUBTREES.get(key)
+    if hit is not None and hit[0] is spec:
+        return hit[1]
+    subtree = _render_group(spec, group, data, digests)
+    if len(_SUBTREES) > 16384:
+        _SUBTREES.clear()
+    _SUBTREES[key] = (spec, subtree)
+    return subtree
 
 
-def _render_group(
-    spec: Spec, prefix: _Path, entries: list[tuple[_Path, str]], data: Struct, digests: dict[str, Any]
-) -> Any:
+def _chain_digest(chain: str, data: Struct, digests: dict[str, Any]) -> Any:
+    """What ``chain`` reads from ``data``, as a hashable digest (computed once per service)."""
+    found = digests.get(chain, _NOT_YET)
+    if found is _NOT_YET:
+        found = digests[chain] = chain_digest(chain, data)
+    return found
+
+
+def _render_group(spec: Spec, group: _Group, data: Struct, digests: dict[str, Any]) -> Any:
+    prefix = group.prefix
     node: Any = spec
     for part in prefix:
         node = node[part]
     tree: dict[Any, Any] = {}
-    for path, escaped in entries:
+    for path, escaped in group.entries:
         text = _render_escaped(escaped, data, digests)
         try:
             value = json.loads('"' + text + '"') if "\\" in text or '"' in text else text
@@ -382,12 +414,7 @@ _RENDERED_MAX = 65536
 
 def _render_escaped(escaped: str, data: Struct, digests: dict[str, Any]) -> str:
     template = _parsed(escaped)
-    inputs = []
-    for chain in template.chains:
-        if chain not in digests:
-            digests[chain] = template.digest(chain, data)
-        inputs.append(digests[chain])
-    key = (escaped, tuple(inputs))
+    key = (escaped, tuple(_chain_digest(chain, data, digests) for chain in template.chains))
     hit = _RENDERED.get(key)
     if hit is None:
         if len(_RENDERED) >= _RENDERED_MAX:
