@@ -16,6 +16,7 @@ import yaml
 from ..datacopy import clone
 from ..errors import InputError
 from . import presets as P
+from .dra import enabled as dra_enabled
 from .dra import inject as inject_managed_dra
 from .models import (
     LLMService,
@@ -28,11 +29,11 @@ from .models import (
 from .names import POOL_GROUP_V1ALPHA2, child_name, workload_selector, workload_service
 from .options import LLMOptions
 from .presets import ConfigStore
-from .spec_merge import merge_specs, merged_configs
+from .spec_merge import merge_specs, merged_configs, overlay
 from .variables import (
     GlobalConfig,
     Unbalanced,
-    render_spec,
+    render_fields,
     replace_variables,
     template_data,
 )
@@ -176,7 +177,7 @@ def combine(
         options.routing_header,
     )
     data = template_data(svc, svc.spec, global_config, f"{svc.namespace}/{_pool_name(specs, svc.name)}")
-    spec = _merge_rendered(specs, data)
+    spec = _merge_rendered(specs, data, keep_pods=not dra_enabled(svc))
     _default_pool_and_sa(svc, spec)
     inject_managed_dra(svc, spec)
     _fix_route(svc, spec)
@@ -199,18 +200,42 @@ def _pool_name(specs: list[Spec], name: str) -> str:
     return ref or child_name(name, "-inference-pool")
 
 
-def _merge_rendered(specs: list[Spec], data: Any) -> Spec:
-    """``MergeSpecs`` then ``ReplaceVariables``: the configs are merged once (shared by every service on the same
-    configs), then the merged configs and the service's own spec are each rendered and merged — the same thing
-    whenever rendering can be done before the last merge (see ``render_spec``), else the whole document is."""
+def _merge_rendered(specs: list[Spec], data: Any, *, keep_pods: bool = False) -> Spec:
+    """``MergeSpecs`` then ``ReplaceVariables``, as KServe orders them: the configs are merged once (shared by every
+    service on the same configs), the service's spec over them field by field (a merged field shared by the services
+    whose field is the same), then each field is rendered and the result copied for this service (see
+    :func:`_own_copy`). Rendering string by string is the same as rendering the whole document whenever every string
+    can be executed on its own (see ``render_spec``), else the whole document is."""
     *configs, own = specs
-    digests: dict[str, Any] = {}
     try:
-        rendered = [render_spec(merged_configs(configs), data, digests)] if configs else []
-        rendered.append(render_spec(own, data, digests, shared=False))
+        fields = overlay(merged_configs(configs) if configs else {}, own)
+        return _own_copy(render_fields(fields, data, {}), keep_pods)
     except Unbalanced:
         return replace_variables(merge_specs(*specs), data)
-    return merge_specs(*rendered)
+
+
+_POD_FIELDS = frozenset({"template", "worker"})
+
+
+def _own_copy(spec: Spec, keep_pods: bool) -> Spec:
+    """A copy of ``spec`` for one service to change; with ``keep_pods`` its PodSpecs (``template``, ``worker``, and
+    the prefill ones) stay shared with the render caches, read-only: nothing changes them in place (every builder
+    copies the pod it builds from; the managed-DRA injection, which does change them, asks for a full copy)."""
+    if not keep_pods:
+        return clone(spec)
+    out = _copy_except(spec, _POD_FIELDS | {"prefill"})
+    prefill = spec.get("prefill")
+    if isinstance(prefill, dict):
+        out["prefill"] = _copy_except(prefill, _POD_FIELDS)
+    elif "prefill" in spec:
+        out["prefill"] = clone(prefill)
+    return out
+
+
+def _copy_except(node: dict[str, Any], kept: frozenset[str]) -> dict[str, Any]:
+    """``node`` copied in one go but for the ``kept`` fields, which stay as they are (field order kept)."""
+    copied = clone({k: v for k, v in node.items() if k not in kept})
+    return {k: node[k] if k in kept else copied[k] for k in node}
 
 
 def _default_pool_and_sa(svc: LLMService, spec: Spec) -> None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import orjson
+
 from ..datacopy import clone
 from ..merge import POD_SPEC_LIST_KEYS, strategic_merge
 from .models import Spec
@@ -88,6 +90,41 @@ def merged_configs(specs: Sequence[Spec]) -> Spec:
         _BASES.clear()
     _BASES[key] = (tuple(specs), out)
     return out
+
+
+_FIELDS: dict[tuple[int, str, bytes], tuple[Spec, Any]] = {}  # the base kept with its entry, so its id stays its own
+
+
+def overlay(base: Spec, own: Spec) -> dict[str, tuple[Any, bool]]:
+    """``MergeSpecs(base, own)`` field by field and without copying: each top-level field's value, and whether it is
+    shared — the base's own value, or the merge of the base's field with an own field of the same JSON, remembered
+    for every service that has it. ``base`` must be one nothing mutates (see :func:`merged_configs`); so must the
+    caller, with every value returned."""
+    out = {key: (value, True) for key, value in base.items()}
+    for key, value in own.items():
+        current = base.get(key)
+        if value is None:
+            out.pop(key, None)
+        elif isinstance(value, dict) and isinstance(current, dict):
+            out[key] = _merged_field(base, key, value)
+        else:
+            out[key] = (value, False)
+    return out
+
+
+def _merged_field(base: Spec, key: str, value: dict[str, Any]) -> tuple[Any, bool]:
+    try:
+        cache_key = (id(base), key, orjson.dumps(value))
+    except (TypeError, ValueError):  # not JSON-shaped (e.g. an integer beyond 64 bits): merged, not remembered
+        return merge_specs({key: base[key]}, {key: value})[key], False
+    hit = _FIELDS.get(cache_key)
+    if hit is not None and hit[0] is base:
+        return hit[1], True
+    merged = merge_specs({key: base[key]}, {key: value})[key]
+    if len(_FIELDS) >= 1024:
+        _FIELDS.clear()
+    _FIELDS[cache_key] = (base, merged)
+    return merged, True
 
 
 def _merge(base: dict[str, Any], patch: dict[str, Any], path: tuple[str, ...], made: _Made) -> dict[str, Any]:

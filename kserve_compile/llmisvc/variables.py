@@ -10,7 +10,7 @@ LLMInferenceServiceConfig is marshalled to JSON, that JSON text is executed as a
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from decimal import ROUND_CEILING
 from functools import lru_cache
@@ -264,8 +264,10 @@ class _Group:
     chains: tuple[str, ...]
 
 
-_PLANS: dict[int, tuple[Spec, tuple[_Group, ...]]] = {}  # the spec is kept with its plan, so its id stays its own
-_SUBTREES: dict[tuple[int, _Path, tuple[Any, ...]], tuple[Spec, Any]] = {}  # likewise
+_PLANS: dict[
+    tuple[int, _Path], tuple[Any, tuple[_Group, ...]]
+] = {}  # the value is kept with its plan: its id stays its own
+_SUBTREES: dict[tuple[int, _Path, tuple[Any, ...]], tuple[Any, Any]] = {}  # likewise
 _NOT_YET = object()
 
 
@@ -283,10 +285,11 @@ def _templated_paths(value: Any, path: _Path, out: list[tuple[_Path, str]]) -> N
             _templated_paths(item, (*path, i), out)
 
 
-def _plan(spec: Spec) -> tuple[_Group, ...]:
-    """Every template of ``spec``, grouped by subtree, each template parsed (so parse errors come first, as in Go)."""
+def _plan(value: Any, root: _Path) -> tuple[_Group, ...]:
+    """Every template of ``value`` (found at ``root``), grouped by subtree, each template parsed (so parse errors come
+    before execution errors, as in Go)."""
     found: list[tuple[_Path, str]] = []
-    _templated_paths(spec, (), found)
+    _templated_paths(value, root, found)
     groups: dict[_Path, list[tuple[_Path, str]]] = {}
     for path, escaped in found:
         groups.setdefault(path[:_GROUP_DEPTH], []).append((path, escaped))
@@ -296,24 +299,24 @@ def _plan(spec: Spec) -> tuple[_Group, ...]:
     )
 
 
-def _shared_plan(spec: Spec) -> tuple[_Group, ...]:
-    entry = _PLANS.get(id(spec))
-    if entry is not None and entry[0] is spec:
+def _shared_plan(value: Any, root: _Path) -> tuple[_Group, ...]:
+    entry = _PLANS.get((id(value), root))
+    if entry is not None and entry[0] is value:
         return entry[1]
-    plan = _plan(spec)
+    plan = _plan(value, root)
     if len(_PLANS) >= 1024:
         _PLANS.clear()
-    _PLANS[id(spec)] = (spec, plan)
+    _PLANS[(id(value), root)] = (value, plan)
     return plan
 
 
-def _own_plan(spec: Spec) -> tuple[_Group, ...]:
+def _own_plan(value: Any, root: _Path) -> tuple[_Group, ...]:
     try:
-        if b"{{" not in orjson.dumps(spec):  # JSON never escapes braces: no templated string or key anywhere
+        if b"{{" not in orjson.dumps(value):  # JSON never escapes braces: no templated string or key anywhere
             return ()
     except (TypeError, ValueError):
         pass
-    return _plan(spec)
+    return _plan(value, root)
 
 
 def render_spec(spec: Spec, data: Struct, digests: dict[str, Any], *, shared: bool = True) -> Spec:
@@ -322,34 +325,50 @@ def render_spec(spec: Spec, data: Struct, digests: dict[str, Any], *, shared: bo
     A ``shared`` spec is a config that nothing mutates and that many services render: where its templates sit is
     worked out once, and each subtree holding templates (``template.containers[0]``, ``router.scheduler.pool`` …)
     is rebuilt once per distinct set of values its templates read and shared between services after that (nothing
-    mutates a rendered config: the merge copies what it takes). A service's own spec (``shared=False``) is rendered
+    mutates a rendered config: callers copy what they take). A service's own spec (``shared=False``) is rendered
     afresh and nothing of it is kept. Raises ``Unbalanced`` when a string cannot be executed on its own (see
     :func:`replace_variables`)."""
-    plan = _shared_plan(spec) if shared else _own_plan(spec)
-    if not plan:
-        return spec
+    plan = _shared_plan(spec, ()) if shared else _own_plan(spec, ())
+    return _render_at(spec, (), plan, shared, data, digests)
+
+
+def render_fields(fields: Mapping[str, tuple[Any, bool]], data: Struct, digests: dict[str, Any]) -> Spec:
+    """A spec given field by field, each top-level field's value with whether it is ``shared`` (as in
+    :func:`render_spec`), rendered; the result shares what did not change with the values given."""
+    plans = {key: (_shared_plan if shared else _own_plan)(value, (key,)) for key, (value, shared) in fields.items()}
+    return {
+        key: _render_at(value, (key,), plans[key], shared, data, digests) for key, (value, shared) in fields.items()
+    }
+
+
+def _render_at(
+    value: Any, root: _Path, plan: tuple[_Group, ...], shared: bool, data: Struct, digests: dict[str, Any]
+) -> Any:
     tree: dict[Any, Any] = {}
     for group in plan:
         if shared:
-            subtree = _shared_subtree(spec, group, data, digests)
+            subtree = _shared_subtree(value, root, group, data, digests)
         else:
-            subtree = _render_group(spec, group, data, digests)
+            subtree = _render_group(value, root, group, data, digests)
+        where = group.prefix[len(root) :]
+        if not where:
+            return subtree  # ``value`` itself is the one group: a templated string
         node = tree
-        for part in group.prefix[:-1]:
+        for part in where[:-1]:
             node = node.setdefault(part, {})
-        node[group.prefix[-1]] = _Leaf(subtree)
-    return _apply(spec, tree)
+        node[where[-1]] = _Leaf(subtree)
+    return _apply(value, tree) if tree else value
 
 
-def _shared_subtree(spec: Spec, group: _Group, data: Struct, digests: dict[str, Any]) -> Any:
-    key = (id(spec), group.prefix, tuple(_chain_digest(chain, data, digests) for chain in group.chains))
+def _shared_subtree(value: Any, root: _Path, group: _Group, data: Struct, digests: dict[str, Any]) -> Any:
+    key = (id(value), group.prefix, tuple(_chain_digest(chain, data, digests) for chain in group.chains))
     hit = _SUBTREES.get(key)
-    if hit is not None and hit[0] is spec:
+    if hit is not None and hit[0] is value:
         return hit[1]
-    subtree = _render_group(spec, group, data, digests)
+    subtree = _render_group(value, root, group, data, digests)
     if len(_SUBTREES) > 16384:
         _SUBTREES.clear()
-    _SUBTREES[key] = (spec, subtree)
+    _SUBTREES[key] = (value, subtree)
     return subtree
 
 
@@ -361,10 +380,10 @@ def _chain_digest(chain: str, data: Struct, digests: dict[str, Any]) -> Any:
     return found
 
 
-def _render_group(spec: Spec, group: _Group, data: Struct, digests: dict[str, Any]) -> Any:
+def _render_group(value: Any, root: _Path, group: _Group, data: Struct, digests: dict[str, Any]) -> Any:
     prefix = group.prefix
-    node: Any = spec
-    for part in prefix:
+    node: Any = value
+    for part in prefix[len(root) :]:
         node = node[part]
     tree: dict[Any, Any] = {}
     for path, escaped in group.entries:

@@ -1,0 +1,146 @@
+"""What the render caches share (merged presets, merged fields, rendered subtrees, template plans) never reaches an
+output: every rendered object is its own, changing one changes no other object nor a later render, and the shipped
+presets stay as shipped."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+import yaml
+
+from kserve_compile.emit import dump_yaml
+from kserve_compile.llmisvc import presets as P
+from kserve_compile.parse import parse_paths
+
+from .helpers import container, find, llmisvc, render
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+from llm_workload import llmisvcs  # noqa: E402
+
+DRA = {"serving.kserve.io/exp-dra-device-class": "gpu.nvidia.com"}
+
+
+def _containers(value: Any, owner: str, seen: dict[int, str]) -> None:
+    """Every dict and list under ``value``, by id; a second owner of one is a failure."""
+    if isinstance(value, (dict, list)):
+        assert id(value) not in seen, f"{owner} shares a {type(value).__name__} with {seen[id(value)]}"
+        seen[id(value)] = owner
+        for item in value.values() if isinstance(value, dict) else value:
+            _containers(item, owner, seen)
+
+
+def _assert_unshared(objects: list[dict[str, Any]]) -> None:
+    seen: dict[int, str] = {}
+    for obj in objects:
+        _containers(obj, f"{obj['kind']} {obj['metadata'].get('namespace')}/{obj['metadata']['name']}", seen)
+
+
+def test_objects_share_nothing_across_services_and_renders() -> None:
+    manifests = llmisvcs(12)
+    first = render(*manifests)
+    second = render(*manifests)
+    _assert_unshared(first + second)
+    assert dump_yaml(first) == dump_yaml(second)
+
+
+def test_changing_an_output_changes_no_later_render() -> None:
+    manifests = llmisvcs(6)
+    before = dump_yaml(render(*manifests))
+    for obj in render(*manifests):  # scribble over every pod and route a render gave out
+        pod = (obj.get("spec") or {}).get("template", {}).get("spec")
+        if isinstance(pod, dict):
+            for c in pod.get("containers") or []:
+                c.setdefault("args", []).append("--scribbled")
+                c.setdefault("env", []).append({"name": "SCRIBBLED", "value": "1"})
+            pod.setdefault("volumes", []).clear()
+        if obj["kind"] == "HTTPRoute":
+            obj["spec"]["rules"].clear()
+    assert dump_yaml(render(*manifests)) == before
+
+
+def test_merged_spec_is_the_services_own(monkeypatch: Any) -> None:
+    # everything but the PodSpecs (read-only, shared) is the service's to change: scribbling over it all changes no
+    # later render
+    from kserve_compile.llmisvc import render as R
+
+    specs: list[dict[str, Any]] = []
+    real = R.combine
+
+    def combine(*args: Any, **kwargs: Any) -> Any:
+        combined = real(*args, **kwargs)
+        specs.append(combined.spec)
+        return combined
+
+    manifests = llmisvcs(6)
+    before = dump_yaml(render(*manifests))
+    monkeypatch.setattr(R, "combine", combine)
+    render(*manifests)
+    monkeypatch.undo()
+    assert len(specs) == 6
+    for spec in specs:
+        for key, value in list(spec.items()):
+            if key == "prefill":
+                value = {k: v for k, v in value.items() if k not in ("template", "worker")}
+            if key not in ("template", "worker"):
+                _scribble(value)
+    assert dump_yaml(render(*manifests)) == before
+
+
+def _scribble(value: Any) -> None:
+    if isinstance(value, dict):
+        for item in list(value.values()):
+            _scribble(item)
+        value["scribbled"] = True
+    elif isinstance(value, list):
+        for item in value:
+            _scribble(item)
+        value.append("scribbled")
+
+
+def test_managed_dra_stays_with_its_service() -> None:
+    # the DRA injection changes PodSpecs in place: the same service rendered again without it (same cache keys)
+    # must not keep the claims, nor a neighbour on the same presets get them
+    with_dra = llmisvc("svc", "ns")
+    with_dra["metadata"]["annotations"] = dict(DRA)
+    plain = llmisvc("svc", "ns")
+    for first, then in ((with_dra, plain), (plain, with_dra), (with_dra, plain)):
+        claimed = find(render(first, llmisvc("other", "ns")), "Deployment", "svc-kserve")["spec"]["template"]["spec"]
+        assert ("resourceClaims" in claimed) == (first is with_dra)
+        pod = find(render(then), "Deployment", "svc-kserve")["spec"]["template"]["spec"]
+        assert ("resourceClaims" in pod) == (then is with_dra)
+        assert ("claims" in container(pod).get("resources", {})) == (then is with_dra)
+        neighbour = find(render(with_dra, llmisvc("other", "ns")), "Deployment", "other-kserve")
+        assert "resourceClaims" not in neighbour["spec"]["template"]["spec"]
+
+
+def test_shipped_presets_unchanged_after_rendering() -> None:
+    render(*llmisvcs(9))
+    for name in ("llm-preset-template", "llm-preset-worker-data-parallel", "llm-preset-decode-prefill-template"):
+        render_golden(name)
+    data = ROOT / "kserve_compile" / "data" / "llmisvc"
+    for path in sorted(data.glob("config-llm-*.yaml")):
+        preset = P.embedded_preset(P.SHIPPED_PREFIX + path.stem)
+        assert preset is not None
+        shipped = yaml.safe_load(path.read_text("utf-8"))["spec"]
+        assert orjson.dumps(preset.spec) == orjson.dumps(_drop_nulls(shipped)), path.name
+
+
+def render_golden(name: str) -> None:
+    from kserve_compile.pipeline import compile_documents
+
+    scenario = ROOT / "golden" / name
+    assert dump_yaml(compile_documents(parse_paths([str(scenario / "input.yaml")])).objects) == (
+        scenario / "expected.yaml"
+    ).read_text("utf-8")
+
+
+def _drop_nulls(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _drop_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_drop_nulls(v) for v in value]
+    return value
