@@ -63,8 +63,8 @@ def test_changing_an_output_changes_no_later_render() -> None:
 
 
 def test_merged_spec_is_the_services_own(monkeypatch: Any) -> None:
-    # everything but the PodSpecs (read-only, shared) is the service's to change: scribbling over it all changes no
-    # later render
+    # everything but the PodSpecs and the route (read-only, shared) is the service's to change: scribbling over it
+    # all changes no later render
     from kserve_compile.llmisvc import render as R
 
     specs: list[dict[str, Any]] = []
@@ -85,9 +85,31 @@ def test_merged_spec_is_the_services_own(monkeypatch: Any) -> None:
         for key, value in list(spec.items()):
             if key == "prefill":
                 value = {k: v for k, v in value.items() if k not in ("template", "worker")}
+            elif key == "router":
+                value = {k: v for k, v in value.items() if k != "route"}
             if key not in ("template", "worker"):
                 _scribble(value)
     assert dump_yaml(render(*manifests)) == before
+
+
+def test_route_fix_ups_copy_the_shared_route() -> None:
+    # the route stays shared with the render caches until a fix-up changes it: then it is copied first
+    from kserve_compile.llmisvc.combine import _fix_route
+    from kserve_compile.llmisvc.models import LLMService
+
+    shared_route = {
+        "http": {"spec": {"rules": [{"backendRefs": [{"kind": "InferencePool", "name": "x-inference-pool"}]}]}}
+    }
+    before = orjson.dumps(shared_route)
+    svc = LLMService("x", "ns", {}, {}, {}, {}, None)  # type: ignore[arg-type]
+    for router in ({"gateway": {"refs": [{"name": "gw"}]}}, {}):  # with a Gateway; with no scheduler
+        spec: dict[str, Any] = {"router": {**router, "route": shared_route}}
+        _fix_route(svc, spec)
+        assert spec["router"]["route"] is not shared_route
+        assert orjson.dumps(shared_route) == before
+    spec = {"router": {"route": shared_route, "scheduler": {}}}  # nothing to change: nothing copied
+    _fix_route(svc, spec)
+    assert spec["router"]["route"] is shared_route
 
 
 def _scribble(value: Any) -> None:
