@@ -16,6 +16,7 @@ import orjson
 
 from ..datacopy import clone
 from ..merge import POD_SPEC_LIST_KEYS, strategic_merge
+from ..provenance import is_tracing
 from .models import Spec
 
 POD_LIST_KEYS = {**POD_SPEC_LIST_KEYS, "topologySpreadConstraints": "topologyKey"}
@@ -113,6 +114,8 @@ def overlay(base: Spec, own: Spec) -> dict[str, tuple[Any, bool]]:
 
 
 def _merged_field(base: Spec, key: str, value: dict[str, Any]) -> tuple[Any, bool]:
+    if is_tracing():  # the service's leaves carry their origins: nothing of this render is shared
+        return merge_specs({key: base[key]}, {key: value})[key], False
     try:
         cache_key = (id(base), key, orjson.dumps(value))
     except (TypeError, ValueError):  # not JSON-shaped (e.g. an integer beyond 64 bits): merged, not remembered

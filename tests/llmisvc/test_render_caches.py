@@ -166,3 +166,16 @@ def _drop_nulls(value: Any) -> Any:
     if isinstance(value, list):
         return [_drop_nulls(v) for v in value]
     return value
+
+
+def test_explain_after_a_plain_render_keeps_the_inputs_origins() -> None:
+    # a merged field remembered by a plain render must not stand in for the traced one explain builds
+    from kserve_compile.api import render_files
+    from kserve_compile.explain import annotated_yaml, explain_paths
+
+    src = str(ROOT / "golden" / "llm-preset-template" / "input.yaml")
+    render_files([src])
+    annotated = annotated_yaml(explain_paths([src]))
+    line = next(i for i, text in enumerate(Path(src).read_text("utf-8").splitlines(), 1) if "nvidia.com/gpu" in text)
+    gpu = [text for text in annotated.splitlines() if text.strip().startswith("nvidia.com/gpu:")]
+    assert gpu and all(text.endswith(f"input.yaml:{line}:11)") for text in gpu), gpu
