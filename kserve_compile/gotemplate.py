@@ -473,7 +473,12 @@ def _lenient_fields(chain: str, data: Any) -> Any:
         return _MISSING
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def _freeze(value: Any) -> Any:
+    if type(value) in _SCALARS:  # the common case, without the attribute and ABC look-ups below
+        return (type(value).__name__, value)
     narrow = getattr(value, "template_digest", None)
     if narrow is not None:
         return narrow()
