@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 
 from ..datacopy import clone
-from ..merge import POD_SPEC_LIST_KEYS, strategic_merge
+from ..merge import CONTAINER_LIST_KEYS, POD_SPEC_LIST_KEYS, strategic_merge
 from ..provenance import is_tracing
 from .models import Spec
 
@@ -94,14 +94,32 @@ def merged_configs(specs: Sequence[Spec]) -> Spec:
 
 
 _FIELDS: dict[tuple[int, str, bytes], tuple[Spec, Any]] = {}  # the base kept with its entry, so its id stays its own
+_SEEN: set[tuple[int, str, bytes]] = set()  # fields met once (their base is kept alive by _BASES or _KEYED)
+_KEYED: dict[tuple[int, str], tuple[Spec, bool]] = {}
+_CONTAINER_LISTS = {name: CONTAINER_LIST_KEYS for name in ("containers", "initContainers", "ephemeralContainers")}
+
+
+class Split:
+    """A field to render from the base's side alone and then merge the service's (template-free) side over: the
+    same result as merging first whenever no merge key of the base's PodSpecs is templated, without building a
+    merged field that no other service would share."""
+
+    __slots__ = ("base", "own", "key")
+
+    def __init__(self, base: Any, own: dict[str, Any], key: str) -> None:
+        self.base, self.own, self.key = base, own, key
+
+    def merge(self, rendered_base: Any) -> Any:
+        return merge_specs({self.key: rendered_base}, {self.key: self.own})[self.key]
 
 
 def overlay(base: Spec, own: Spec) -> dict[str, tuple[Any, bool]]:
     """``MergeSpecs(base, own)`` field by field and without copying: each top-level field's value, and whether it is
     shared — the base's own value, or the merge of the base's field with an own field of the same JSON, remembered
-    for every service that has it. ``base`` must be one nothing mutates (see :func:`merged_configs`); so must the
-    caller, with every value returned."""
-    out = {key: (value, True) for key, value in base.items()}
+    (from its second service on) for every service that has it; a field met for the first time may come as a
+    :class:`Split` instead. ``base`` must be one nothing mutates (see :func:`merged_configs`); so must the caller,
+    with every value returned."""
+    out: dict[str, tuple[Any, bool]] = {key: (value, True) for key, value in base.items()}
     for key, value in own.items():
         current = base.get(key)
         if value is None:
@@ -117,17 +135,57 @@ def _merged_field(base: Spec, key: str, value: dict[str, Any]) -> tuple[Any, boo
     if is_tracing():  # the service's leaves carry their origins: nothing of this render is shared
         return merge_specs({key: base[key]}, {key: value})[key], False
     try:
-        cache_key = (id(base), key, orjson.dumps(value))
+        text = orjson.dumps(value)
     except (TypeError, ValueError):  # not JSON-shaped (e.g. an integer beyond 64 bits): merged, not remembered
         return merge_specs({key: base[key]}, {key: value})[key], False
+    cache_key = (id(base), key, text)
     hit = _FIELDS.get(cache_key)
     if hit is not None and hit[0] is base:
         return hit[1], True
+    if cache_key not in _SEEN and b"{{" not in text and not _keyed_templates(base, key):
+        if len(_SEEN) >= 4096:
+            _SEEN.clear()
+        _SEEN.add(cache_key)
+        return Split(base[key], value, key), True
     merged = merge_specs({key: base[key]}, {key: value})[key]
     if len(_FIELDS) >= 1024:
         _FIELDS.clear()
     _FIELDS[cache_key] = (base, merged)
     return merged, True
+
+
+def _keyed_templates(base: Spec, key: str) -> bool:
+    """Whether a PodSpec in ``base[key]`` has a templated merge key (then rendering before the merge could match
+    list items differently from KServe's merge-then-render)."""
+    hit = _KEYED.get((id(base), key))
+    if hit is not None and hit[0] is base:
+        return hit[1]
+    found = False
+    for path in _POD_SPECS:
+        if path[0] == key:
+            pod: Any = base
+            for part in path:
+                pod = pod.get(part) if isinstance(pod, dict) else None
+            found = found or (isinstance(pod, dict) and _templated_keys(pod, POD_LIST_KEYS))
+    if len(_KEYED) >= 1024:
+        _KEYED.clear()
+    _KEYED[(id(base), key)] = (base, found)
+    return found
+
+
+def _templated_keys(node: dict[str, Any], list_keys: dict[str, str]) -> bool:
+    for name, merge_key in list_keys.items():
+        items = node.get(name)
+        for item in items if isinstance(items, list) else []:
+            if not isinstance(item, dict):
+                continue
+            value = item.get(merge_key)
+            if isinstance(value, str) and "{{" in value:
+                return True
+            nested = _CONTAINER_LISTS.get(name)
+            if nested is not None and _templated_keys(item, nested):
+                return True
+    return False
 
 
 def _merge(base: dict[str, Any], patch: dict[str, Any], path: tuple[str, ...], made: _Made) -> dict[str, Any]:

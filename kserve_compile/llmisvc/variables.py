@@ -23,6 +23,7 @@ from ..gotemplate import GoPtr, GoTextTemplate, Struct, TemplateError, chain_dig
 from ..quantity import parse_quantity
 from .models import LLMService, Spec
 from .names import child_name
+from .spec_merge import Split
 
 # Go struct schemas for the template data: JSON name → (Go field, nested schema, is a pointer to a scalar).
 _S = dict[str, tuple[str, Any, bool]]
@@ -334,11 +335,21 @@ def render_spec(spec: Spec, data: Struct, digests: dict[str, Any], *, shared: bo
 
 def render_fields(fields: Mapping[str, tuple[Any, bool]], data: Struct, digests: dict[str, Any]) -> Spec:
     """A spec given field by field, each top-level field's value with whether it is ``shared`` (as in
-    :func:`render_spec`), rendered; the result shares what did not change with the values given."""
-    plans = {key: (_shared_plan if shared else _own_plan)(value, (key,)) for key, (value, shared) in fields.items()}
-    return {
-        key: _render_at(value, (key,), plans[key], shared, data, digests) for key, (value, shared) in fields.items()
+    :func:`render_spec`), rendered; the result shares what did not change with the values given. A :class:`Split`
+    field is rendered from its base side (shared) and its own side merged over the result."""
+    plans = {
+        key: _shared_plan(value.base, (key,))
+        if isinstance(value, Split)
+        else (_shared_plan if shared else _own_plan)(value, (key,))
+        for key, (value, shared) in fields.items()
     }
+    out: Spec = {}
+    for key, (value, shared) in fields.items():
+        if isinstance(value, Split):
+            out[key] = value.merge(_render_at(value.base, (key,), plans[key], True, data, digests))
+        else:
+            out[key] = _render_at(value, (key,), plans[key], shared, data, digests)
+    return out
 
 
 def _render_at(

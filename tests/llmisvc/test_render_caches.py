@@ -179,3 +179,24 @@ def test_explain_after_a_plain_render_keeps_the_inputs_origins() -> None:
     line = next(i for i, text in enumerate(Path(src).read_text("utf-8").splitlines(), 1) if "nvidia.com/gpu" in text)
     gpu = [text for text in annotated.splitlines() if text.strip().startswith("nvidia.com/gpu:")]
     assert gpu and all(text.endswith(f"input.yaml:{line}:11)") for text in gpu), gpu
+
+
+def test_first_and_later_renders_of_a_field_agree() -> None:
+    # a field met for the first time is rendered before the service's side is merged over it, later ones are merged
+    # first and shared: the bytes must not tell which
+    unique = llmisvc("first-seen", "ns", template={"containers": [{"name": "main", "args": ["--seen=once"]}]})
+    assert dump_yaml(render(unique)) == dump_yaml(render(unique)) == dump_yaml(render(unique))
+
+
+def test_a_templated_merge_key_merges_before_rendering_as_kserve_does() -> None:
+    # MergeSpecs runs on the raw configs, then ReplaceVariables: a config container named by a template and the
+    # service's container of the rendered name are two containers (both renders alike)
+    config = {"apiVersion": "serving.kserve.io/v1alpha2", "kind": "LLMInferenceServiceConfig",
+              "metadata": {"name": "named-by-template", "namespace": "ns"},
+              "spec": {"template": {"containers": [{"name": "{{ .ObjectMeta.Name }}-side", "image": "side:1"}]}}}  # fmt: skip
+    svc = llmisvc("svc", "ns", baseRefs=[{"name": "named-by-template"}],
+                  template={"containers": [{"name": "main"}, {"name": "svc-side", "image": "mine:2"}]})  # fmt: skip
+    first, second = (find(render(config, svc), "Deployment", "svc-kserve") for _ in range(2))
+    assert first == second
+    sides = [c for c in first["spec"]["template"]["spec"]["containers"] if c["name"] == "svc-side"]
+    assert sorted(c["image"] for c in sides) == ["mine:2", "side:1"]
