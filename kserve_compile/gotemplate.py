@@ -360,7 +360,7 @@ class GoTextTemplate:
         """A hashable digest of what ``chain`` reads from ``data``: data whose digests agree for every chain in
         :attr:`chains` render the same text, since the functions are pure (a value may narrow its own digest with a
         ``template_digest`` method)."""
-        return _freeze(_lenient_fields(chain, data))
+        return chain_digest(chain, data)
 
     def render(self, data: Any) -> str:
         out: list[str] = []
@@ -457,6 +457,11 @@ def _chains(nodes: list[Any]) -> set[str]:
     return out
 
 
+def chain_digest(chain: str, data: Any) -> Any:
+    """The digest :meth:`GoTextTemplate.digest` gives, for any template reading ``chain``."""
+    return _freeze(_lenient_fields(chain, data))
+
+
 def _lenient_fields(chain: str, data: Any) -> Any:
     try:
         return _walk_fields(chain, data, "")
@@ -464,7 +469,12 @@ def _lenient_fields(chain: str, data: Any) -> Any:
         return _MISSING
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def _freeze(value: Any) -> Any:
+    if type(value) in _SCALARS:  # the common case, without the attribute and ABC look-ups below
+        return (type(value).__name__, value)
     narrow = getattr(value, "template_digest", None)
     if narrow is not None:
         return narrow()

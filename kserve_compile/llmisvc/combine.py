@@ -16,6 +16,7 @@ import yaml
 from ..datacopy import clone
 from ..errors import InputError
 from . import presets as P
+from .dra import enabled as dra_enabled
 from .dra import inject as inject_managed_dra
 from .models import (
     LLMService,
@@ -28,11 +29,11 @@ from .models import (
 from .names import POOL_GROUP_V1ALPHA2, child_name, workload_selector, workload_service
 from .options import LLMOptions
 from .presets import ConfigStore
-from .spec_merge import merge_specs
+from .spec_merge import merge_specs, merged_configs, overlay
 from .variables import (
     GlobalConfig,
     Unbalanced,
-    render_spec,
+    render_fields,
     replace_variables,
     template_data,
 )
@@ -176,7 +177,7 @@ def combine(
         options.routing_header,
     )
     data = template_data(svc, svc.spec, global_config, f"{svc.namespace}/{_pool_name(specs, svc.name)}")
-    spec = _merge_rendered(specs, data)
+    spec = _merge_rendered(specs, data, keep_shared=not dra_enabled(svc))
     _default_pool_and_sa(svc, spec)
     inject_managed_dra(svc, spec)
     _fix_route(svc, spec)
@@ -199,14 +200,49 @@ def _pool_name(specs: list[Spec], name: str) -> str:
     return ref or child_name(name, "-inference-pool")
 
 
-def _merge_rendered(specs: list[Spec], data: Any) -> Spec:
-    """``MergeSpecs`` then ``ReplaceVariables``, done as render-each-then-merge when that is the same thing."""
-    digests: dict[str, Any] = {}
+def _merge_rendered(specs: list[Spec], data: Any, *, keep_shared: bool = False) -> Spec:
+    """``MergeSpecs`` then ``ReplaceVariables``, as KServe orders them: the configs are merged once (shared by every
+    service on the same configs), the service's spec over them field by field (a merged field shared by the services
+    whose field is the same), then each field is rendered and the result copied for this service (see
+    :func:`_own_copy`). Rendering string by string is the same as rendering the whole document whenever every string
+    can be executed on its own (see ``render_spec``), else the whole document is."""
+    *configs, own = specs
     try:
-        rendered = [render_spec(spec, data, digests) for spec in specs]
+        fields = overlay(merged_configs(configs) if configs else {}, own)
+        return _own_copy(render_fields(fields, data, {}), keep_shared)
     except Unbalanced:
         return replace_variables(merge_specs(*specs), data)
-    return merge_specs(*rendered)
+
+
+# Parts of the rendered spec left shared with the render caches (None: the value as a whole; a mapping: some of its
+# fields): nothing changes them in place — every builder copies the pod or route it builds from, and ``_fix_route``
+# copies the route before changing it.
+_READ_ONLY: dict[str, Any] = {
+    "template": None,
+    "worker": None,
+    "prefill": {"template": None, "worker": None},
+    "router": {"route": None},
+}
+
+
+def _own_copy(spec: Spec, keep_shared: bool) -> Spec:
+    """A copy of ``spec`` for one service to change; with ``keep_shared`` the ``_READ_ONLY`` parts stay shared (the
+    managed-DRA injection, which changes the PodSpecs in place, asks for a full copy)."""
+    return _copy_except(spec, _READ_ONLY) if keep_shared else clone(spec)
+
+
+def _copy_except(node: dict[str, Any], kept: dict[str, Any]) -> dict[str, Any]:
+    """``node`` copied in one go but for the ``kept`` fields (field order kept)."""
+    copied = clone({k: v for k, v in node.items() if k not in kept})
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key not in kept:
+            out[key] = copied[key]
+        elif kept[key] is None:
+            out[key] = value
+        else:
+            out[key] = _copy_except(value, kept[key]) if isinstance(value, dict) else clone(value)
+    return out
 
 
 def _default_pool_and_sa(svc: LLMService, spec: Spec) -> None:
@@ -238,9 +274,14 @@ def _fix_route(svc: LLMService, spec: Spec) -> None:
     if not isinstance(route_spec, dict):
         return
     gateways = get_path(spec, "router", "gateway", "refs")
+    scheduler = get_path(spec, "router", "scheduler")
+    rewrite = scheduler is None or pool_has_ref(spec)
+    if not gateways and not (rewrite and any(is_default_pool_ref(r, svc.name) for r in _backend_refs(spec))):
+        return
+    spec["router"]["route"] = clone(spec["router"]["route"])  # shared with the render caches until now
+    route_spec = spec["router"]["route"]["http"]["spec"]
     if gateways:
         route_spec["parentRefs"] = [_parent_ref(g) for g in gateways if isinstance(g, dict)]
-    scheduler = get_path(spec, "router", "scheduler")
     for ref in _backend_refs(spec):
         if not is_default_pool_ref(ref, svc.name):
             continue

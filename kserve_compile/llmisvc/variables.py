@@ -10,7 +10,7 @@ LLMInferenceServiceConfig is marshalled to JSON, that JSON text is executed as a
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from decimal import ROUND_CEILING
 from functools import lru_cache
@@ -19,10 +19,11 @@ from typing import Any
 import orjson
 
 from ..errors import InputError
-from ..gotemplate import GoPtr, GoTextTemplate, Struct, TemplateError
+from ..gotemplate import GoPtr, GoTextTemplate, Struct, TemplateError, chain_digest
 from ..quantity import parse_quantity
 from .models import LLMService, Spec
 from .names import child_name
+from .spec_merge import Split
 
 # Go struct schemas for the template data: JSON name → (Go field, nested schema, is a pointer to a scalar).
 _S = dict[str, tuple[str, Any, bool]]
@@ -250,9 +251,25 @@ _Unbalanced = Unbalanced
 # --- per-config rendering ---------------------------------------------------------------------------------------
 # Executing each config's strings before the merge gives the merged result of executing them after it (the
 # merge never looks inside strings, except for a templated merge key, which falls back to the whole document), and
-# lets every config keep, across services, the list of places its templates sit.
+# lets every config keep, across services, the list of places its templates sit and the field chains they read.
 _Path = tuple[str | int, ...]
-_INDEX: dict[int, tuple[Spec, tuple[tuple[_Path, str], ...]]] = {}
+_GROUP_DEPTH = 3  # subtrees this deep (e.g. template.containers[0]) are rebuilt, and cached, as a whole
+
+
+@dataclass(frozen=True)
+class _Group:
+    """A subtree holding templates: where it sits, its templated strings (path, escaped text), the chains they read."""
+
+    prefix: _Path
+    entries: tuple[tuple[_Path, str], ...]
+    chains: tuple[str, ...]
+
+
+_PLANS: dict[
+    tuple[int, _Path], tuple[Any, tuple[_Group, ...]]
+] = {}  # the value is kept with its plan: its id stays its own
+_SUBTREES: dict[tuple[int, _Path, tuple[Any, ...]], tuple[Any, Any]] = {}  # likewise
+_NOT_YET = object()
 
 
 def _templated_paths(value: Any, path: _Path, out: list[tuple[_Path, str]]) -> None:
@@ -269,73 +286,118 @@ def _templated_paths(value: Any, path: _Path, out: list[tuple[_Path, str]]) -> N
             _templated_paths(item, (*path, i), out)
 
 
-def _index(spec: Spec) -> tuple[tuple[_Path, str], ...]:
-    entry = _INDEX.get(id(spec))
-    if entry is not None and entry[0] is spec:
-        return entry[1]
+def _plan(value: Any, root: _Path) -> tuple[_Group, ...]:
+    """Every template of ``value`` (found at ``root``), grouped by subtree, each template parsed (so parse errors come
+    before execution errors, as in Go)."""
     found: list[tuple[_Path, str]] = []
-    _templated_paths(spec, (), found)
-    if len(_INDEX) > 4096:
-        _INDEX.clear()
-    _INDEX[id(spec)] = (spec, tuple(found))  # the spec is kept alive with its index, so its id stays its own
-    return tuple(found)
+    _templated_paths(value, root, found)
+    groups: dict[_Path, list[tuple[_Path, str]]] = {}
+    for path, escaped in found:
+        groups.setdefault(path[:_GROUP_DEPTH], []).append((path, escaped))
+    return tuple(
+        _Group(prefix, tuple(entries), tuple(sorted({c for _, text in entries for c in _parsed(text).chains})))
+        for prefix, entries in groups.items()
+    )
 
 
-_GROUP_DEPTH = 3  # subtrees this deep (e.g. template.containers[0]) are rebuilt, and cached, as a whole
-_SUBTREES: dict[
-    tuple[int, _Path, tuple[Any, ...]], tuple[Spec, Any]
-] = {}  # the spec is kept with its entry: ids stay its own
+def _shared_plan(value: Any, root: _Path) -> tuple[_Group, ...]:
+    entry = _PLANS.get((id(value), root))
+    if entry is not None and entry[0] is value:
+        return entry[1]
+    plan = _plan(value, root)
+    if len(_PLANS) >= 1024:
+        _PLANS.clear()
+    _PLANS[(id(value), root)] = (value, plan)
+    return plan
 
 
-def render_spec(spec: Spec, data: Struct, digests: dict[str, Any]) -> Spec:
+def _own_plan(value: Any, root: _Path) -> tuple[_Group, ...]:
+    try:
+        if b"{{" not in orjson.dumps(value):  # JSON never escapes braces: no templated string or key anywhere
+            return ()
+    except (TypeError, ValueError):
+        pass
+    return _plan(value, root)
+
+
+def render_spec(spec: Spec, data: Struct, digests: dict[str, Any], *, shared: bool = True) -> Spec:
     """``spec`` with its template strings executed; unchanged parts are shared, not copied.
 
-    Each subtree holding templates (``template.containers[0]``, ``router.scheduler.pool`` …) is rebuilt once per
-    distinct set of values its templates read, and shared between services after that (nothing mutates a rendered
-    config: the merge copies what it takes). Raises ``Unbalanced`` when a string cannot be executed on its own (see
+    A ``shared`` spec is a config that nothing mutates and that many services render: where its templates sit is
+    worked out once, and each subtree holding templates (``template.containers[0]``, ``router.scheduler.pool`` …)
+    is rebuilt once per distinct set of values its templates read and shared between services after that (nothing
+    mutates a rendered config: callers copy what they take). A service's own spec (``shared=False``) is rendered
+    afresh and nothing of it is kept. Raises ``Unbalanced`` when a string cannot be executed on its own (see
     :func:`replace_variables`)."""
-    index = _index(spec)
-    if not index:
-        return spec
-    groups: dict[_Path, list[tuple[_Path, str]]] = {}
-    for path, escaped in index:
-        groups.setdefault(path[:_GROUP_DEPTH], []).append((path, escaped))
-    tree: dict[Any, Any] = {}
-    for prefix, entries in groups.items():
-        key = (id(spec), prefix, tuple(_digest(escaped, data, digests) for _, escaped in entries))
-        hit = _SUBTREES.get(key)
-        if hit is not None and hit[0] is spec:
-            subtree = hit[1]
+    plan = _shared_plan(spec, ()) if shared else _own_plan(spec, ())
+    return _render_at(spec, (), plan, shared, data, digests)
+
+
+def render_fields(fields: Mapping[str, tuple[Any, bool]], data: Struct, digests: dict[str, Any]) -> Spec:
+    """A spec given field by field, each top-level field's value with whether it is ``shared`` (as in
+    :func:`render_spec`), rendered; the result shares what did not change with the values given. A :class:`Split`
+    field is rendered from its base side (shared) and its own side merged over the result."""
+    plans = {
+        key: _shared_plan(value.base, (key,))
+        if isinstance(value, Split)
+        else (_shared_plan if shared else _own_plan)(value, (key,))
+        for key, (value, shared) in fields.items()
+    }
+    out: Spec = {}
+    for key, (value, shared) in fields.items():
+        if isinstance(value, Split):
+            out[key] = value.merge(_render_at(value.base, (key,), plans[key], True, data, digests))
         else:
-            subtree = _render_group(spec, prefix, entries, data, digests)
-            if len(_SUBTREES) > 16384:
-                _SUBTREES.clear()
-            _SUBTREES[key] = (spec, subtree)
-        node = tree
-        for part in prefix[:-1]:
-            node = node.setdefault(part, {})
-        node[prefix[-1]] = _Leaf(subtree)
-    return _apply(spec, tree)
+            out[key] = _render_at(value, (key,), plans[key], shared, data, digests)
+    return out
 
 
-def _digest(escaped: str, data: Struct, digests: dict[str, Any]) -> tuple[Any, ...]:
-    template = _parsed(escaped)
-    out = []
-    for chain in template.chains:
-        if chain not in digests:
-            digests[chain] = template.digest(chain, data)
-        out.append(digests[chain])
-    return tuple(out)
-
-
-def _render_group(
-    spec: Spec, prefix: _Path, entries: list[tuple[_Path, str]], data: Struct, digests: dict[str, Any]
+def _render_at(
+    value: Any, root: _Path, plan: tuple[_Group, ...], shared: bool, data: Struct, digests: dict[str, Any]
 ) -> Any:
-    node: Any = spec
-    for part in prefix:
+    tree: dict[Any, Any] = {}
+    for group in plan:
+        if shared:
+            subtree = _shared_subtree(value, root, group, data, digests)
+        else:
+            subtree = _render_group(value, root, group, data, digests)
+        where = group.prefix[len(root) :]
+        if not where:
+            return subtree  # ``value`` itself is the one group: a templated string
+        node = tree
+        for part in where[:-1]:
+            node = node.setdefault(part, {})
+        node[where[-1]] = _Leaf(subtree)
+    return _apply(value, tree) if tree else value
+
+
+def _shared_subtree(value: Any, root: _Path, group: _Group, data: Struct, digests: dict[str, Any]) -> Any:
+    key = (id(value), group.prefix, tuple(_chain_digest(chain, data, digests) for chain in group.chains))
+    hit = _SUBTREES.get(key)
+    if hit is not None and hit[0] is value:
+        return hit[1]
+    subtree = _render_group(value, root, group, data, digests)
+    if len(_SUBTREES) > 16384:
+        _SUBTREES.clear()
+    _SUBTREES[key] = (value, subtree)
+    return subtree
+
+
+def _chain_digest(chain: str, data: Struct, digests: dict[str, Any]) -> Any:
+    """What ``chain`` reads from ``data``, as a hashable digest (computed once per service)."""
+    found = digests.get(chain, _NOT_YET)
+    if found is _NOT_YET:
+        found = digests[chain] = chain_digest(chain, data)
+    return found
+
+
+def _render_group(value: Any, root: _Path, group: _Group, data: Struct, digests: dict[str, Any]) -> Any:
+    prefix = group.prefix
+    node: Any = value
+    for part in prefix[len(root) :]:
         node = node[part]
     tree: dict[Any, Any] = {}
-    for path, escaped in entries:
+    for path, escaped in group.entries:
         text = _render_escaped(escaped, data, digests)
         try:
             value = json.loads('"' + text + '"') if "\\" in text or '"' in text else text
@@ -382,12 +444,7 @@ _RENDERED_MAX = 65536
 
 def _render_escaped(escaped: str, data: Struct, digests: dict[str, Any]) -> str:
     template = _parsed(escaped)
-    inputs = []
-    for chain in template.chains:
-        if chain not in digests:
-            digests[chain] = template.digest(chain, data)
-        inputs.append(digests[chain])
-    key = (escaped, tuple(inputs))
+    key = (escaped, tuple(_chain_digest(chain, data, digests) for chain in template.chains))
     hit = _RENDERED.get(key)
     if hit is None:
         if len(_RENDERED) >= _RENDERED_MAX:
