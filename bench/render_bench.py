@@ -123,7 +123,12 @@ def main() -> None:
     t_floor = median_time(lambda: yaml.dump_all(objects, Dumper=yaml.CSafeDumper, sort_keys=True), args.rounds)
     llm_manifests = llmisvcs(args.count)
     llm_objects = render_objects(llm_manifests)
-    t_llm = median_time(lambda: dump_yaml(render_objects(llm_manifests)), args.rounds)
+    # LLM and InferenceService rounds alternate, so that a neighbour's load hits both alike; the ratio is the median
+    # of the per-round ratios
+    llm_vs_isvc = paired(
+        lambda: dump_yaml(render_objects(llm_manifests)), lambda: dump_yaml(render_objects(manifests)), args.rounds
+    )
+    t_llm = llm_vs_isvc.first
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
     rows = [
@@ -223,8 +228,8 @@ def main() -> None:
     if t_kustomize:
         print(f"  kubectl kustomize / ours (same objects): {t_kustomize / t_ours_subset:.1f}×")
     print(
-        f"  LLM / InferenceService, {args.count} each → YAML in-process: {t_llm / t_render:.2f}×  (target ≤ 2×)  "
-        f"{met(t_llm <= 2 * t_render)}"
+        f"  LLM / InferenceService, {args.count} each → YAML in-process (alternating rounds): "
+        f"{llm_vs_isvc.ratio:.2f}×  (target ≤ 2×)  {met(llm_vs_isvc.ratio <= 2)}"
     )
     print(
         f"  one-LLMInferenceService CLI wall: {t_one_llm:.3f} s, {t_one_llm / t_one:.2f}× the one-isvc figure  "

@@ -242,7 +242,9 @@ def prepare(docs: Sequence[Document]) -> Context:
     groups = classify(docs)
     config = load_config(groups["configmap"])
     problems: list[Problem] = []
-    runtimes = _runtimes(groups["runtime"], config, problems)
+    # only InferenceServices (and the graph's TrainedModels) select runtimes; given runtimes are still checked
+    needs_runtimes = any(groups[g] for g in ("runtime", "isvc", "graph", "trained"))
+    runtimes = _runtimes(groups["runtime"], config, problems) if needs_runtimes else ()
     cluster = _cluster_state(groups["cluster"])
     isvcs, seen = _isvcs(groups["isvc"], problems)
     graphs: list[tuple[InferenceGraph, Document]] = []
