@@ -11,25 +11,22 @@ from __future__ import annotations
 
 import sys
 from functools import cache
-from importlib import resources
-from importlib.abc import Traversable
+from pathlib import Path
 from typing import Any
 
 import orjson
 
+# The package's data files, read from its directory (it is installed as files, never run from a zip).
+DATA = Path(__file__).parent / "data"
 BUNDLE = "embedded.json"
 CONFIGMAP = "inferenceservice-config.yaml"
 STORAGE_CONTAINERS = "storagecontainers.yaml"
 RUNTIMES = "runtimes"
 
 
-def _data() -> Traversable:
-    return resources.files("kserve_compile").joinpath("data")
-
-
 def source_files() -> list[str]:
     """The bundled YAML files, as paths relative to ``data/``, in a stable order."""
-    runtimes = sorted(e.name for e in _data().joinpath(RUNTIMES).iterdir() if e.name.endswith(".yaml"))
+    runtimes = sorted(e.name for e in (DATA / RUNTIMES).iterdir() if e.name.endswith(".yaml"))
     return [CONFIGMAP, STORAGE_CONTAINERS, *(f"{RUNTIMES}/{name}" for name in runtimes)]
 
 
@@ -40,7 +37,7 @@ def parse_sources() -> dict[str, list[Any]]:
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     out = {}
     for path in source_files():
-        text = _data().joinpath(*path.split("/")).read_text("utf-8")
+        text = (DATA / path).read_text("utf-8")
         out[path] = [doc for doc in yaml.load_all(text, Loader=loader) if doc is not None]
     return out
 
@@ -52,7 +49,7 @@ def bundle_bytes() -> bytes:
 
 @cache
 def _bundle() -> dict[str, list[Any]]:
-    return orjson.loads(_data().joinpath(BUNDLE).read_bytes())
+    return orjson.loads((DATA / BUNDLE).read_bytes())
 
 
 def documents(path: str) -> list[Any]:
@@ -66,7 +63,5 @@ def runtime_files() -> list[str]:
 
 
 if __name__ == "__main__":
-    target = _data().joinpath(BUNDLE)
-    with resources.as_file(target) as path:
-        path.write_bytes(bundle_bytes())
-    print(f"wrote {path}", file=sys.stderr)
+    (DATA / BUNDLE).write_bytes(bundle_bytes())
+    print(f"wrote {DATA / BUNDLE}", file=sys.stderr)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -15,7 +15,7 @@ _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 @cache
 def _load(name: str) -> Any:
-    text = resources.files("kserve_compile").joinpath("templates", f"{name}.yaml").read_text("utf-8")
+    text = (Path(__file__).parent / "templates" / f"{name}.yaml").read_text("utf-8")
     return yaml.load(text, Loader=_Loader)
 
 

@@ -10,11 +10,11 @@ LLMInferenceServiceConfigs come before them, so an input of the same name and na
 from __future__ import annotations
 
 from functools import cache
-from importlib import resources
 from typing import Any
 
 import yaml
 
+from ..embedded import DATA
 from ..errors import InputError
 from .models import SYSTEM_NAMESPACE, LLMConfig, LLMService, drop_nulls
 from .options import LLMOptions
@@ -52,7 +52,7 @@ def embedded_preset(name: str) -> LLMConfig | None:
     """KServe's shipped preset ``name`` (namespace ``kserve``), read on first use; None when KServe ships none."""
     if not name.startswith(SHIPPED_PREFIX + "config-llm-"):
         return None
-    entry = resources.files("kserve_compile").joinpath("data", "llmisvc", name.removeprefix(SHIPPED_PREFIX) + ".yaml")
+    entry = DATA / "llmisvc" / (name.removeprefix(SHIPPED_PREFIX) + ".yaml")
     if not entry.is_file():
         return None
     data = yaml.load(entry.read_text("utf-8"), Loader=_Loader)
