@@ -45,13 +45,17 @@ from kserve_compile.parse import parse_text  # noqa: E402
 from kserve_compile.pipeline import compile_documents  # noqa: E402
 
 
-def median_time(fn, rounds: int) -> float:
+def run_times(fn, rounds: int) -> list[float]:
     times = []
     for _ in range(rounds):
         start = time.perf_counter()
         fn()
         times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return times
+
+
+def median_time(fn, rounds: int) -> float:
+    return statistics.median(run_times(fn, rounds))
 
 
 @dataclass
@@ -114,13 +118,18 @@ def main() -> None:
     )
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs; medians of {args.rounds} rounds\n")
 
-    t_render = median_time(lambda: dump_yaml(render_objects(manifests)), args.rounds)
+    # the render and the libyaml floor alternate round by round, so that a neighbour's burst of load hits both alike
+    render_vs_floor = paired(
+        lambda: dump_yaml(render_objects(manifests)),
+        lambda: yaml.dump_all(objects, Dumper=yaml.CSafeDumper, sort_keys=True),
+        args.rounds,
+    )
+    t_render, t_floor = render_vs_floor.first, render_vs_floor.second
     t_parse_render = median_time(
         lambda: dump_yaml(compile_documents(parse_text(source, "bench.yaml")).objects), args.rounds
     )
     t_compile_only = median_time(lambda: render_objects(manifests), args.rounds)
     t_emit = median_time(lambda: dump_yaml(objects), args.rounds)
-    t_floor = median_time(lambda: yaml.dump_all(objects, Dumper=yaml.CSafeDumper, sort_keys=True), args.rounds)
     llm_manifests = llmisvcs(args.count)
     llm_objects = render_objects(llm_manifests)
     # LLM and InferenceService rounds alternate, so that a neighbour's load hits both alike; the ratio is the median
@@ -158,9 +167,10 @@ def main() -> None:
             max(3, args.rounds),
         )
         t_cli = cli_vs_floor.first
-        t_one = median_time(
+        one_times = run_times(
             lambda: subprocess.run(cli + [str(one)], check=True, capture_output=True), max(10, 2 * args.rounds)
         )
+        t_one = statistics.median(one_times)
         one_llm = Path(tmp) / "one-llm.yaml"
         one_llm.write_text(dump_yaml(llm_manifests[:1]))
         t_one_llm = median_time(
@@ -212,7 +222,7 @@ def main() -> None:
         )
     print("\nratios and targets:")
     print(f"  in-process render to YAML: {t_render:.3f} s  (target ≤ 0.5 s)  {met(t_render <= 0.5)}")
-    print(f"  in-process / libyaml floor: {t_render / t_floor:.2f}×")
+    print(f"  in-process / libyaml floor (alternating rounds): {render_vs_floor.ratio:.2f}×")
     ratio = cli_vs_floor.ratio
     print(
         f"  CLI over {args.count} isvcs / libyaml floor (alternating runs): {ratio:.2f}×  (target ≤ 1.0×)  {met(ratio <= 1.0)}"
@@ -224,7 +234,10 @@ def main() -> None:
         print(
             f"  {args.large} isvcs / {args.count} isvcs (fresh processes): {scale:.2f}×  (target ≤ {bound:.0f}×: linear)  {met(scale <= bound)}"
         )
-    print(f"  one-isvc CLI wall: {t_one:.3f} s  (target ≤ 0.2 s)  {met(t_one <= 0.2)}")
+    print(
+        f"  one-isvc CLI wall: {t_one:.3f} s, median of {len(one_times)} (fastest {min(one_times):.3f} s)  "
+        f"(target ≤ 0.2 s)  {met(t_one <= 0.2)}"
+    )
     if t_kustomize:
         print(f"  kubectl kustomize / ours (same objects): {t_kustomize / t_ours_subset:.1f}×")
     print(
