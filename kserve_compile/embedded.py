@@ -1,5 +1,6 @@
 """KServe's shipped defaults, embedded in the package: the ``inferenceservice-config`` ConfigMap, the
-ClusterServingRuntimes (``runtimes/``) and the default ClusterStorageContainer, as parsed data.
+ClusterServingRuntimes (``runtimes/``), the default ClusterStorageContainer and the LLMInferenceServiceConfig presets
+(``llmisvc/``), as parsed data.
 
 The YAML files under ``data/`` are the source. ``data/embedded.json`` holds the same documents parsed, because
 every run reads them: the YAML costs ~10 ms of the 200 ms a one-isvc ``render`` may take from process start, the
@@ -22,12 +23,15 @@ BUNDLE = "embedded.json"
 CONFIGMAP = "inferenceservice-config.yaml"
 STORAGE_CONTAINERS = "storagecontainers.yaml"
 RUNTIMES = "runtimes"
+PRESETS = "llmisvc"
 
 
 def source_files() -> list[str]:
     """The bundled YAML files, as paths relative to ``data/``, in a stable order."""
-    runtimes = sorted(e.name for e in (DATA / RUNTIMES).iterdir() if e.name.endswith(".yaml"))
-    return [CONFIGMAP, STORAGE_CONTAINERS, *(f"{RUNTIMES}/{name}" for name in runtimes)]
+    listed = [CONFIGMAP, STORAGE_CONTAINERS]
+    for folder in (RUNTIMES, PRESETS):
+        listed += sorted(f"{folder}/{e.name}" for e in (DATA / folder).iterdir() if e.name.endswith(".yaml"))
+    return listed
 
 
 def parse_sources() -> dict[str, list[Any]]:
@@ -43,8 +47,8 @@ def parse_sources() -> dict[str, list[Any]]:
 
 
 def bundle_bytes() -> bytes:
-    """The bundle's content: deterministic (sorted keys, one document list per file)."""
-    return orjson.dumps(parse_sources(), option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2) + b"\n"
+    """The bundle's content: one document list per file, keys in the order the YAML writes them."""
+    return orjson.dumps(parse_sources(), option=orjson.OPT_INDENT_2) + b"\n"
 
 
 @cache
@@ -55,6 +59,11 @@ def _bundle() -> dict[str, list[Any]]:
 def documents(path: str) -> list[Any]:
     """The documents of ``data/<path>`` (shared: callers copy before they change anything)."""
     return _bundle()[path]
+
+
+def has(path: str) -> bool:
+    """Whether ``data/<path>`` is one of the bundled files."""
+    return path in _bundle()
 
 
 def runtime_files() -> list[str]:

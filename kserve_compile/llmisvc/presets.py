@@ -12,14 +12,11 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-import yaml
-
-from ..embedded import DATA
+from .. import embedded
+from ..datacopy import clone
 from ..errors import InputError
 from .models import SYSTEM_NAMESPACE, LLMConfig, LLMService, drop_nulls
 from .options import LLMOptions
-
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 TEMPLATE = "config-llm-template"
 DECODE_TEMPLATE = "config-llm-decode-template"
@@ -52,10 +49,10 @@ def embedded_preset(name: str) -> LLMConfig | None:
     """KServe's shipped preset ``name`` (namespace ``kserve``), read on first use; None when KServe ships none."""
     if not name.startswith(SHIPPED_PREFIX + "config-llm-"):
         return None
-    entry = DATA / "llmisvc" / (name.removeprefix(SHIPPED_PREFIX) + ".yaml")
-    if not entry.is_file():
+    path = f"{embedded.PRESETS}/{name.removeprefix(SHIPPED_PREFIX)}.yaml"
+    if not embedded.has(path):
         return None
-    data = yaml.load(entry.read_text("utf-8"), Loader=_Loader)
+    data = clone(embedded.documents(path)[0])
     return LLMConfig(data["metadata"]["name"], SYSTEM_NAMESPACE, drop_nulls(data.get("spec") or {}), embedded=True)
 
 
