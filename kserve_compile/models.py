@@ -312,6 +312,11 @@ class InferenceService(BaseModel):
 # --- ServingRuntime / ClusterServingRuntime ----------------------------------------------------------------------
 
 
+def model_type(name: str, version: str | None) -> str:
+    """A model-type label as runtime selection matches them: ``mt:<name>``, or ``mt:<name>:<version>``."""
+    return f"mt:{name}:{version}" if version else f"mt:{name}"
+
+
 class SupportedModelFormat(Spec):
     name: str
     version: str | None = None
@@ -352,7 +357,7 @@ class ServingRuntimeSpec(Spec):
         auto: set[str] = set()
         every: set[str] = set()
         for fmt in self.supported_model_formats or []:
-            labels = {f"mt:{fmt.name}", f"mt:{fmt.name}:{fmt.version}"} if fmt.version else {f"mt:{fmt.name}"}
+            labels = {model_type(fmt.name, None), model_type(fmt.name, fmt.version)}
             every |= labels
             if fmt.auto_select:
                 auto |= labels

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from . import constants as C
 from .errors import InputError
-from .models import ModelSpec, ServingRuntime, ServingRuntimeSpec
+from .models import ModelSpec, ServingRuntime, ServingRuntimeSpec, model_type
 
 UNRANKED_PROTOCOL = 5
 
@@ -52,10 +52,8 @@ def _protocol_rank(protocol: str) -> int:
 
 
 def supports_model(spec: ServingRuntimeSpec, model: ModelSpec, explicit: bool) -> bool:
-    fmt = model.model_format
-    wanted = f"mt:{fmt.name}:{fmt.version}" if fmt.version else f"mt:{fmt.name}"
     auto, every = spec.model_type_labels
-    return wanted in (every if explicit else auto)
+    return model_type(model.model_format.name, model.model_format.version) in (every if explicit else auto)
 
 
 def _priority(spec: ServingRuntimeSpec, format_name: str) -> int | None:
@@ -122,7 +120,7 @@ def _candidates(
 def _auto_candidates(
     runtimes: Sequence[ServingRuntime], namespace: str, name: str, version: str | None, protocol: str, multi_node: bool
 ) -> tuple[ServingRuntime, ...]:
-    wanted = f"mt:{name}:{version}" if version else f"mt:{name}"
+    wanted = model_type(name, version)
 
     def eligible(listed: list[ServingRuntime]) -> list[ServingRuntime]:
         out = [
