@@ -102,7 +102,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--count", type=int, default=1000)
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--kustomize-isvcs", type=int, default=250, help="isvcs whose objects kubectl kustomize rebuilds (0: skip it)")
+    ap.add_argument(
+        "--kustomize-isvcs", type=int, default=250, help="isvcs whose objects kubectl kustomize rebuilds (0: skip it)"
+    )
     ap.add_argument("--large", type=int, default=10_000, help="isvcs of the linearity run (0: skip it)")
     ap.add_argument("--scale-child", type=int, default=0, help=argparse.SUPPRESS)
     args = ap.parse_args()
