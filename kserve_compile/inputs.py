@@ -223,7 +223,7 @@ class Context:
     """What every isvc of a run compiles against: config, runtimes, live-object stand-ins, and the isvcs."""
 
     config: KServeConfig
-    runtimes: tuple[ServingRuntime, ...]  # a tuple: runtime selection memoises per runtime list
+    runtimes: tuple[ServingRuntime, ...]  # a tuple: runtime selection remembers its answers per runtime tuple
     cluster: ClusterState
     isvcs: list[tuple[InferenceService, Document]]
     problems: list[Problem]

@@ -350,6 +350,14 @@ class ServingRuntimeSpec(Spec):
     annotations: dict[str, str] | None = None
     grpc_endpoint: str | None = None
     grpc_data_endpoint: str | None = None
+    http_data_endpoint: str | None = None
+    replicas: int | None = None
+    storage_helper: dict[str, Any] | None = None
+    built_in_adapter: dict[str, Any] | None = None
+
+    @property
+    def containers(self) -> list[dict[str, Any]]:
+        return list((self.model_extra or {}).get("containers") or [])  # not via k8s: no copy of every extra
 
     @cached_property
     def model_type_labels(self) -> tuple[frozenset[str], frozenset[str]]:
@@ -362,15 +370,6 @@ class ServingRuntimeSpec(Spec):
             if fmt.auto_select:
                 auto |= labels
         return frozenset(auto), frozenset(every)
-
-    http_data_endpoint: str | None = None
-    replicas: int | None = None
-    storage_helper: dict[str, Any] | None = None
-    built_in_adapter: dict[str, Any] | None = None
-
-    @property
-    def containers(self) -> list[dict[str, Any]]:
-        return list((self.model_extra or {}).get("containers") or [])  # not via k8s: no copy of every extra
 
 
 class ServingRuntime(BaseModel):

@@ -206,15 +206,15 @@ def workloads(plan: Plan, config: KServeConfig, cluster: ClusterState) -> Render
     out = Rendered()
     if plan.stopped:
         return out
-    isvc_data = _webhook_view(plan.isvc)
+    logger = _predictor_logger(plan.isvc)
     build = _knative_workload if plan.mode == C.MODE_KNATIVE else _standard_workload
     for component in plan.components:
-        out += build(component, plan, isvc_data, config, cluster)
+        out += build(component, plan, logger, config, cluster)
     if plan.multinode is not None:
-        out += _multinode_workers(plan, isvc_data, config, cluster)
+        out += _multinode_workers(plan, logger, config, cluster)
     for canary in plan.canaries:
         template, notes = finished_pod_template(
-            canary.component, pod_template(canary.component), isvc_data, config, cluster
+            canary.component, pod_template(canary.component), logger, config, cluster
         )
         out += Rendered(standard_workload(canary.component, template, config, otel=False), notes)
     return out
@@ -243,40 +243,40 @@ def ingress(plan: Plan, config: KServeConfig) -> Rendered:
 # --- workloads -----------------------------------------------------------------------------------------------------
 
 
-def _webhook_view(isvc: InferenceService) -> dict[str, Any]:
-    """The part of the InferenceService the pod webhook reads: the predictor's logger (not a dump of all of it)."""
+def _predictor_logger(isvc: InferenceService) -> dict[str, Any] | None:
+    """``spec.predictor.logger`` as data: all the pod webhook reads of the InferenceService."""
     logger = isvc.spec.predictor.logger
-    if logger is None:
-        return {}
-    return {"spec": {"predictor": {"logger": logger.model_dump(by_alias=True, exclude_none=True)}}}
+    return None if logger is None else logger.model_dump(by_alias=True, exclude_none=True)
 
 
 def _standard_workload(
-    component: Component, plan: Plan, isvc_data: dict[str, Any], config: KServeConfig, cluster: ClusterState
+    component: Component, plan: Plan, logger: dict[str, Any] | None, config: KServeConfig, cluster: ClusterState
 ) -> Rendered:
     """Standard mode: Service, OpenTelemetryCollector, Deployment (pod webhook inlined) and the autoscaler."""
-    template, notes = finished_pod_template(component, pod_template(component), isvc_data, config, cluster)
+    template, notes = finished_pod_template(component, pod_template(component), logger, config, cluster)
     return Rendered(standard_workload(component, template, config), notes)
 
 
-def _multinode_workers(plan: Plan, isvc_data: dict[str, Any], config: KServeConfig, cluster: ClusterState) -> Rendered:
+def _multinode_workers(
+    plan: Plan, logger: dict[str, Any] | None, config: KServeConfig, cluster: ClusterState
+) -> Rendered:
     from .render.workloads.multinode import multinode_objects
 
     assert plan.multinode is not None
     worker = plan.multinode.worker
-    template, notes = finished_pod_template(worker, pod_template(worker), isvc_data, config, cluster)
+    template, notes = finished_pod_template(worker, pod_template(worker), logger, config, cluster)
     return Rendered(multinode_objects(plan.multinode, service(plan.multinode.head, config), template, config), notes)
 
 
 def _knative_workload(
-    component: Component, plan: Plan, isvc_data: dict[str, Any], config: KServeConfig, cluster: ClusterState
+    component: Component, plan: Plan, logger: dict[str, Any] | None, config: KServeConfig, cluster: ClusterState
 ) -> Rendered:
     """Knative mode: one Knative Service; a canary split needs the live rolled-out revision from status."""
     from .render.workloads.knative import knative_service, revision_template
 
     annotations = plan.isvc.metadata.annotations
     revision = revision_template(component, annotations, config)
-    template, notes = finished_pod_template(component, revision, isvc_data, config, cluster, knative=True)
+    template, notes = finished_pod_template(component, revision, logger, config, cluster, knative=True)
     rolled_out = _rolled_out_revision(plan.isvc, component.kind)
     if component.spec.canary_traffic_percent is not None and rolled_out is None:
         notes.append(
@@ -297,7 +297,7 @@ def _rolled_out_revision(isvc: InferenceService, kind: str) -> str | None:
 def finished_pod_template(
     component: Component,
     template: dict[str, Any],
-    isvc: dict[str, Any],
+    logger: dict[str, Any] | None,
     config: KServeConfig,
     cluster: ClusterState,
     *,
@@ -313,7 +313,7 @@ def finished_pod_template(
     if is_tracing():
         stamp(unnamed, pod_template_origin(knative))
     template, more = inject_pod(
-        unnamed, namespace=component.namespace, config=config, cluster=cluster, isvc=isvc, copy=False
+        unnamed, namespace=component.namespace, config=config, cluster=cluster, logger=logger, copy=False
     )
     if pod_name is not None:
         template["metadata"] = {"name": pod_name, **template["metadata"]}

@@ -287,3 +287,12 @@ def test_every_command_is_listed_and_each_runs_alone():
     assert all(f" {name} " in listing for name in COMMAND_MODULES)
     assert run("status", str(EXAMPLE)).returncode == 0
     assert "Run or draw an InferenceGraph" in run("graph", "--help").stdout
+
+
+def test_short_lived_commands_are_commands():
+    # main() reads this set before the app is imported (to switch the collector off and end with os._exit)
+    from kserve_compile.cli import _SHORT_LIVED
+    from kserve_compile.cli.app import COMMAND_MODULES
+
+    assert _SHORT_LIVED <= set(COMMAND_MODULES)
+    assert not _SHORT_LIVED & {"apply", "daemon", "graph"}  # long-running: they keep the collector and teardown

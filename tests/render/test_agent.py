@@ -46,13 +46,17 @@ def config(**keys):
     return parse_config(data)
 
 
-def inject(annotations, containers, *, name="deployment", cfg=None, objects=(), isvc=None, extra_spec=None):
+def inject(annotations, containers, *, name="deployment", cfg=None, objects=(), logger=None, extra_spec=None):
     template = {
         "metadata": {"name": name, "labels": dict(LABELS), "annotations": annotations},
         "spec": {"containers": containers, **(extra_spec or {})},
     }
     out, warnings = inject_pod(
-        template, namespace="default", config=cfg or config(), cluster=ClusterState.from_manifests(objects), isvc=isvc
+        template,
+        namespace="default",
+        config=cfg or config(),
+        cluster=ClusterState.from_manifests(objects),
+        logger=logger,
     )
     return out["spec"], warnings
 
@@ -241,17 +245,7 @@ def test_http_readiness_probe_path_mirrored():
 def test_logger_storage_from_isvc_and_ca_bundle():
     # "AddLoggerWithStorage" (:1572-1702): store path/format, logger SA credentials; logger caBundle volume.
     cfg = config(logger={**LOGGER, "caBundle": "logger-ca", "caCertFile": "ca.crt"})
-    isvc = {
-        "spec": {
-            "predictor": {
-                "logger": {
-                    "mode": "all",
-                    "storage": {"path": "/logs", "parameters": {"format": "json"}},
-                    "batchSize": 5,
-                }
-            }
-        }
-    }
+    logger = {"mode": "all", "storage": {"path": "/logs", "parameters": {"format": "json"}}, "batchSize": 5}
     objects = [
         {"kind": "ServiceAccount", "metadata": {"name": "default", "namespace": "default"}},
         {
@@ -266,7 +260,7 @@ def test_logger_storage_from_isvc_and_ca_bundle():
         },
     ]
     spec, warnings = inject(
-        {"internal.serving.kserve.io/logger": "true"}, [{"name": "sklearn"}], cfg=cfg, objects=objects, isvc=isvc
+        {"internal.serving.kserve.io/logger": "true"}, [{"name": "sklearn"}], cfg=cfg, objects=objects, logger=logger
     )
     added = spec["containers"][1]
     assert added["args"] == [

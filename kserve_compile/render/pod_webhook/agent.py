@@ -38,7 +38,7 @@ def check_agent_configs(config: KServeConfig) -> None:
                 raise InputError(message.format(QUANTITY_FORMAT_ERROR), f"data.{section}")
 
 
-def _logger_settings(config: KServeConfig, isvc: Mapping[str, Any] | None) -> dict[str, Any]:
+def _logger_settings(config: KServeConfig, logger: Mapping[str, Any] | None) -> dict[str, Any]:
     """``getLoggerConfigs``: the ConfigMap's logger, with store/marshaller/batching from the isvc's predictor logger."""
     cfg = config.logger
     out: dict[str, Any] = {
@@ -47,7 +47,6 @@ def _logger_settings(config: KServeConfig, isvc: Mapping[str, Any] | None) -> di
         "batch_size": cfg.batch_size,
         "batch_interval": cfg.batch_interval,
     }
-    logger = ((isvc or {}).get("spec") or {}).get("predictor", {}).get("logger") if isvc else None
     if isinstance(logger, Mapping):
         out["store"] = dict(logger["storage"]) if isinstance(logger.get("storage"), Mapping) else None
         if logger.get("marshallerUrl") is not None:
@@ -121,25 +120,25 @@ def inject_agent(
     config: KServeConfig,
     cluster: ClusterState,
     warnings: list[str],
-    isvc: Mapping[str, Any] | None = None,
+    logger: Mapping[str, Any] | None = None,
 ) -> None:
-    """``InjectAgent``; changes ``pod_spec`` in place."""
+    """``InjectAgent``; changes ``pod_spec`` in place. ``logger`` is the isvc's ``spec.predictor.logger`` (JSON names)."""
     annotations: Mapping[str, str] = metadata.get("annotations") or {}
-    logger, puller, batcher = (key in annotations for key in (C.ANN_LOGGER, C.ANN_AGENT, C.ANN_BATCHER))
-    if not (logger or puller or batcher):
+    logs, puller, batcher = (key in annotations for key in (C.ANN_LOGGER, C.ANN_AGENT, C.ANN_BATCHER))
+    if not (logs or puller or batcher):
         return
     containers: list[dict[str, Any]] = pod_spec.get("containers") or []
     if any(c.get("name") == C.CONTAINER_AGENT for c in containers):
         return
     if not containers:
         raise InputError("Invalid configuration: the pod has no containers", "spec.containers")
-    settings = _logger_settings(config, isvc)
+    settings = _logger_settings(config, logger)
     args = _feature_args(annotations, puller=puller, batcher=batcher)
-    if logger:
+    if logs:
         args += _logger_args(metadata, namespace, config, settings)
     args += ["--component-port", _component_port(containers)]
     agent = _agent_container(config, args, *_agent_env_and_probe_path(containers), containers[0])
-    if logger and config.logger.ca_bundle:
+    if logs and config.logger.ca_bundle:
         pod_spec.setdefault("volumes", []).append(
             {"name": C.VOLUME_LOGGER_CA_BUNDLE, "configMap": {"name": config.logger.ca_bundle, "optional": True}}
         )
@@ -148,7 +147,7 @@ def inject_agent(
         )
     volumes = pod_spec.setdefault("volumes", [])
     service_accounts = [str(pod_spec.get("serviceAccountName") or "")]
-    if logger and settings["store"] is not None:
+    if logs and settings["store"] is not None:
         service_accounts.append(str(settings["store"].get("serviceAccountName") or C.LOGGER_DEFAULT_SERVICE_ACCOUNT))
     for sa in service_accounts:
         add_service_account_credentials(

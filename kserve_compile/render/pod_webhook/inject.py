@@ -35,14 +35,14 @@ def inject_pod(
     namespace: str,
     config: KServeConfig,
     cluster: ClusterState,
-    isvc: Mapping[str, Any] | None = None,
+    logger: Mapping[str, Any] | None = None,
     copy: bool = True,
 ) -> tuple[dict[str, Any], list[str]]:
     """The pod template after every mutation KServe's pod webhook would make, and warnings for what is unknowable.
 
     ``template`` is ``{"metadata": {...}, "spec": <PodSpec>}`` as the controller writes it into a Deployment or
-    Knative Service. ``isvc`` (optional) is the InferenceService: the webhook reads its predictor ``logger`` for the
-    log store, marshaller and batching settings. Raises :class:`InputError` with KServe's wording where KServe would
+    Knative Service. ``logger`` (optional) is the InferenceService's ``spec.predictor.logger``, all the webhook reads of
+    it: the log store, marshaller and batching settings. Raises :class:`InputError` with KServe's wording where KServe would
     reject the Pod. ``copy=False`` hands ``template`` over to be changed in place (the pipeline's own templates).
     """
     if not isinstance(template, Mapping):
@@ -64,7 +64,7 @@ def inject_pod(
     inject_storage_initializer(metadata, spec, namespace=namespace, config=config, cluster=cluster, warnings=warnings)
     set_istio_cni_security_context(metadata, spec)
     _claim(out, "storage initializer", traced)
-    inject_agent(metadata, spec, namespace=namespace, config=config, cluster=cluster, warnings=warnings, isvc=isvc)
+    inject_agent(metadata, spec, namespace=namespace, config=config, cluster=cluster, warnings=warnings, logger=logger)
     _claim(out, "agent", traced)
     inject_metrics_aggregation(metadata, spec, config)
     _claim(out, "metrics aggregation", traced)
