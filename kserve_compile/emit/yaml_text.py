@@ -115,9 +115,18 @@ def _key(k: object, cache: dict) -> str:
     return out
 
 
-def _literal(s: str, indent: str) -> str:
-    head, body = ("|\n", s[:-1]) if s.endswith("\n") else ("|-\n", s)
-    return head + "".join(f"{indent}{line}\n" if line else "\n" for line in body.split("\n"))
+def _literal(s: str, indent: str, cache: dict) -> str:
+    """A literal block at ``indent``, remembered per (text, indent): LLM presets repeat long scripts verbatim.
+
+    Every line gets ``indent`` but an empty one, which stays empty; no line of a literal ends in a space (see
+    :func:`_is_literal`), so an ``indent`` just before a line break can only be an empty line's."""
+    key = (s, indent)
+    out = cache.get(key)
+    if out is None:
+        head, body = ("|\n", s[:-1]) if s.endswith("\n") else ("|-\n", s)
+        text = indent + body.replace("\n", "\n" + indent) + "\n"
+        out = cache[key] = head + text.replace(indent + "\n", "\n")
+    return out
 
 
 def _float(v: float) -> str:
@@ -150,7 +159,7 @@ def _value(v: object, indent: str, cache: dict) -> str:
     if isinstance(v, str):  # str subclass (e.g. a str Enum): its text, not its str()
         s = str.__str__(v)
         r = cache.get(s) or _scalar(s, cache)
-        return _literal(s, indent)[:-1] if r is _LITERAL else r  # type: ignore[return-value]
+        return _literal(s, indent, cache)[:-1] if r is _LITERAL else r  # type: ignore[return-value]
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, int):
@@ -182,7 +191,7 @@ def _mapping(d: Mapping, indent: str, out: list[str], vc: dict, kc: dict, pc: di
         if t is str:
             s = vc.get(v) or _scalar(v, vc)
             if s is _LITERAL:
-                app(f"{p} {_literal(v, inner)}")
+                app(f"{p} {_literal(v, inner, vc)}")
             else:
                 app(f"{p} {s}\n")
         elif t is dict or t is list:
@@ -221,7 +230,7 @@ def _sequence(items: list | tuple, indent: str, out: list[str], vc: dict, kc: di
         t = type(v)
         if t is str:
             s = vc.get(v) or _scalar(v, vc)
-            app(f"{dash}{_literal(v, inner)}" if s is _LITERAL else f"{dash}{s}\n")
+            app(f"{dash}{_literal(v, inner, vc)}" if s is _LITERAL else f"{dash}{s}\n")
         elif (t is dict or t is list or isinstance(v, (Mapping, list, tuple))) and v:
             # A mapping or a nested sequence starts on the dash line: "- a: 1", "- - a".
             start = len(out)

@@ -49,6 +49,20 @@ def test_any_tree_reads_back_unchanged(objs: list[dict]) -> None:
     assert dump_yaml(objs) == text  # the per-call cache changes nothing
 
 
+multiline_text = st.lists(st.text(alphabet="ab #:-|\t\\'\"", max_size=5), min_size=2, max_size=6).map("\n".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(multiline_text, st.integers(min_value=0, max_value=3))
+def test_any_multiline_string_reads_back_at_any_depth(s: str, depth: int) -> None:
+    """Literal blocks (empty lines, indentation, the per-call cache) at any depth, as a value and as an item."""
+    value: object = s
+    for _ in range(depth):
+        value = {"k": [value, s]}
+    objs = [{"v": value, "w": s}]
+    assert_reads_back(dump_yaml(objs), objs)
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=_HOSTILE_ALPHABET, min_size=1, max_size=10))
 def test_any_short_hostile_string_reads_back_as_key_and_value(s: str) -> None:

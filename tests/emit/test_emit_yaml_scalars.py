@@ -101,6 +101,22 @@ def test_literal_blocks_for_readable_multiline_strings() -> None:
     assert_reads_back(nested, [{"l": ["x\ny\n", {"k": "p\nq"}]}])
 
 
+def test_literal_blocks_keep_runs_of_empty_lines_empty() -> None:
+    assert _value_line("a\n\n\nb") == " |-\n  a\n\n\n  b\n"
+    assert _value_line("a\n\n\n\nb\n") == " |\n  a\n\n\n\n  b\n"
+
+
+def test_one_literal_at_two_depths_in_one_stream() -> None:
+    """The literal cache is per (text, indent): a text met again deeper is indented for its new place."""
+    script = "set -e\n\nexec  serve \\\n  --port 8000\n"
+    objs = [{"a": script, "b": [{"c": script}], "d": {"e": {"f": script}}}, {"a": script}]
+    text = dump_yaml(objs)
+    assert "a: |\n  set -e\n\n  exec  serve \\\n    --port 8000\n" in text
+    assert "- c: |\n    set -e\n\n    exec  serve \\\n      --port 8000\n" in text
+    assert "    f: |\n      set -e\n\n      exec  serve \\\n        --port 8000\n" in text
+    assert_reads_back(text, objs)
+
+
 @pytest.mark.parametrize("s", ["\na", " a\nb", "a \nb", "a\nb\n\n", "a\n\tb", "a\r\nb", "a\u2028\nb"], ids=repr)
 def test_ambiguous_multiline_strings_are_quoted(s: str) -> None:
     assert _value_line(s).startswith(' "')
