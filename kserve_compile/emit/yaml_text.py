@@ -47,6 +47,7 @@ _WORDS = frozenset("y n yes no on off true false null ~ nan inf infinity".split(
 # A literal block scalar is used only when it reads back exactly: starts with a visible
 # character, no tabs/controls, no trailing spaces on any line, at most one final newline.
 _LITERAL_SYNTAX = re.compile(f"[^\\s\\x00-\\x1f{_NASTY_CHARS}][^\\x00-\\x09\\x0b-\\x1f{_NASTY_CHARS}]*\\Z")
+_ASCII_NOT_IN_LITERAL = bytes([*range(0x0A), *range(0x0B, 0x20), 0x7F])  # _LITERAL_SYNTAX's refusals, ASCII part
 _LITERAL = object()  # cache marker: "write as a literal block"
 _MAX_SIMPLE_KEY = 1000  # YAML readers refuse implicit keys over 1024 characters (bytes, in some)
 
@@ -83,7 +84,12 @@ def _scalar(s: str, cache: dict) -> object:
 
 
 def _is_literal(s: str) -> bool:
-    return "\n" in s and bool(_LITERAL_SYNTAX.match(s)) and " \n" not in s and not s.endswith((" ", "\n\n"))
+    if "\n" not in s or " \n" in s or s.endswith((" ", "\n\n")):
+        return False
+    if s.isascii():  # the common case (scripts, config files), checked with C loops instead of the regex's
+        raw = s.encode("ascii")
+        return 0x20 < raw[0] < 0x7F and len(raw.translate(None, _ASCII_NOT_IN_LITERAL)) == len(raw)
+    return bool(_LITERAL_SYNTAX.match(s))
 
 
 def scalar_line_count(v: object) -> int:

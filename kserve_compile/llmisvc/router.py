@@ -49,12 +49,13 @@ def _is_routing_match(match: Any, header: str) -> bool:
 
 
 def _strip(rules: list[Any], header: str) -> list[Any]:
+    """The rules with their model-routing matches dropped (a rule left with none goes): new rule mappings over the
+    same values, so the caller copies only what is kept."""
     out = []
     for rule in rules:
         kept = [m for m in rule.get("matches") or [] if not _is_routing_match(m, header)]
         if kept:
-            rule["matches"] = kept
-            out.append(rule)
+            out.append({**rule, "matches": kept})
     return out
 
 
@@ -80,14 +81,16 @@ def http_route(svc: LLMService, spec: Spec, options: LLMOptions, peers: list[LLM
                   "metadata": meta(N.http_route(svc.name), svc.namespace, router_labels(svc, spec)), "spec": {}}  # fmt: skip
     route_spec = get_path(spec, "router", "route", "http", "spec")
     if isinstance(route_spec, dict):
-        body = clone(route_spec)
-        rules = body.get("rules") or []
         if model_routing_enabled(svc, spec, options):
+            body = clone(route_spec)
             adapters = get_path(spec, "model", "lora", "adapters")
             if get_path(spec, "model", "lora") is not None and adapters:
-                _expand_lora(rules, svc.namespace, adapters, options.routing_header)
-        elif options.routing_header:
-            body["rules"] = _strip(rules, options.routing_header)
+                _expand_lora(body.get("rules") or [], svc.namespace, adapters, options.routing_header)
+        elif options.routing_header and route_spec.get("rules"):
+            # stripped before the copy: the preset's model-routing rules are half of what a copy would take
+            body = clone({**route_spec, "rules": _strip(route_spec["rules"], options.routing_header)})
+        else:
+            body = clone(route_spec)
         route["spec"] = body
     if get_path(spec, "router", "scheduler") is not None and not pool_has_ref(spec):
         for rule in route["spec"].get("rules") or []:

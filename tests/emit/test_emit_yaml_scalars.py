@@ -167,3 +167,14 @@ def test_non_string_scalars(value: object, expected: str) -> None:
 def test_float_round_trip_is_exact() -> None:
     values = [math.pi, 1 / 3, 2.0**-1074, 1.7976931348623157e308, 123456789.123456789, 5e-324, 1e22, 1e21]
     assert_reads_back(dump_yaml([{"f": values}]), [{"f": values}])
+
+
+@pytest.mark.parametrize("code", range(0x80))
+def test_ascii_literal_check_agrees_with_the_literal_syntax(code: int) -> None:
+    """ASCII text takes a fast path past ``_LITERAL_SYNTAX``; every ASCII character, first and inside, decides alike."""
+    from kserve_compile.emit.yaml_text import _LITERAL_SYNTAX, _is_literal
+
+    c = chr(code)
+    for s in (f"a\n{c}b", f"{c}\nb", f"a{c}\nb\n", f"a\n\n{c}"):
+        by_regex = bool(_LITERAL_SYNTAX.match(s)) and " \n" not in s and not s.endswith((" ", "\n\n"))
+        assert _is_literal(s) is by_regex, repr(s)
