@@ -41,6 +41,7 @@ from workload import isvcs  # noqa: E402
 
 from kserve_compile.api import render_objects  # noqa: E402
 from kserve_compile.emit import dump_yaml, write_output_dir  # noqa: E402
+from kserve_compile.emit.yaml_text import _yaml_c, dump_yaml_python  # noqa: E402
 from kserve_compile.parse import parse_text  # noqa: E402
 from kserve_compile.pipeline import compile_documents  # noqa: E402
 
@@ -118,7 +119,8 @@ def main() -> None:
     print(
         f"workload: {args.count} InferenceServices → {len(objects)} objects, {len(dump_yaml(objects)) / 1e6:.1f} MB of YAML"
     )
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs; medians of {args.rounds} rounds\n")
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs; medians of {args.rounds} rounds")
+    print(f"C walks (emitter, deep copy): {'built' if _yaml_c is not None else 'not built: Python walks only'}\n")
 
     # the render and the libyaml floor alternate round by round, so that a neighbour's burst of load hits both alike
     render_vs_floor = paired(
@@ -132,6 +134,7 @@ def main() -> None:
     )
     t_compile_only = median_time(lambda: render_objects(manifests), args.rounds)
     t_emit = median_time(lambda: dump_yaml(objects), args.rounds)
+    t_emit_python = median_time(lambda: dump_yaml_python(objects), args.rounds)
     llm_manifests = llmisvcs(args.count)
     llm_objects = render_objects(llm_manifests)
     # LLM and InferenceService rounds alternate, so that a neighbour's load hits both alike; the ratio is the median
@@ -147,6 +150,7 @@ def main() -> None:
         ("in-process: YAML text → parse → objects → YAML", t_parse_render),
         ("  of which compile (objects only)", t_compile_only),
         ("  of which our emitter (same objects)", t_emit),
+        ("  our emitter with its Python walk only (same objects)", t_emit_python),
         ("baseline: PyYAML CSafeDumper, same objects (libyaml floor)", t_floor),
         (f"LLM: {args.count} LLMInferenceServices ({len(llm_objects)} objects) → YAML, in-process", t_llm),
     ]
@@ -230,6 +234,7 @@ def main() -> None:
         f"  CLI over {args.count} isvcs / libyaml floor (alternating runs): {ratio:.2f}×  (target ≤ 1.0×)  {met(ratio <= 1.0)}"
     )
     print(f"  our emitter / libyaml floor (emission alone): {t_emit / t_floor:.2f}×")
+    print(f"  our emitter, C walk / Python walk: {t_emit / t_emit_python:.2f}×")
     if small is not None and large is not None:
         scale = large["seconds"] / small["seconds"]
         bound = 1.1 * args.large / args.count

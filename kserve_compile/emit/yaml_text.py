@@ -28,6 +28,11 @@ from json.encoder import (
 from kserve_compile.emit.order import check_tree, object_ref
 from kserve_compile.gcpause import gc_paused
 
+try:
+    from kserve_compile.emit import _yaml_c  # the structural walk in C: optional, same bytes
+except ImportError:  # built without a compiler: the Python walk alone
+    _yaml_c = None  # type: ignore[assignment]
+
 # Characters a YAML 1.1 reader treats as line breaks or rejects, plus DEL/C1 controls, BOM and
 # surrogates: always escaped, never written raw.
 _NASTY_CHARS = "\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff"
@@ -264,7 +269,21 @@ def _document(obj: Mapping, out: list[str], vc: dict, kc: dict, pc: dict) -> Non
 
 @gc_paused
 def dump_yaml(objs: Iterable[dict]) -> str:
-    """A multi-document YAML stream: each object as one document preceded by ``---``."""
+    """A multi-document YAML stream: each object as one document preceded by ``---``.
+
+    The walk runs in C (``_yaml_c``, built with the package where a compiler is found) when every value is plain
+    JSON-shaped data; anything else, an error included, is written (or reported) by :func:`dump_yaml_python`."""
+    if _yaml_c is not None:
+        docs = objs if type(objs) is list else list(objs)
+        try:
+            return _yaml_c.dump(docs, {}, {}, {}, _scalar, _literal, _prefix, _value, _LITERAL)
+        except Exception:  # noqa: BLE001 - Unsupported, or a bad value: the Python walk decides and says where
+            return dump_yaml_python(docs)
+    return dump_yaml_python(objs)
+
+
+def dump_yaml_python(objs: Iterable[dict]) -> str:
+    """:func:`dump_yaml`, written by the Python walk alone (the reference the C walk is tested against)."""
     out: list[str] = []
     vc: dict = {}  # string value -> rendered form (or _LITERAL)
     kc: dict = {}  # mapping key -> rendered form

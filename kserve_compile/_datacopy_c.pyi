@@ -1,0 +1,7 @@
+from typing import TypeVar
+
+T = TypeVar("T")
+
+class Unsupported(Exception): ...
+
+def clone(data: T, /) -> T: ...

@@ -1,0 +1,142 @@
+"""The C walk of the YAML emitter (``_yaml_c``) writes exactly what the Python walk writes, or hands over to it."""
+
+from __future__ import annotations
+
+import collections
+import math
+import shutil
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kserve_compile.emit import dump_yaml
+from kserve_compile.emit import yaml_text as Y
+
+from .hazards import HAZARDS, PLAIN
+
+C = Y._yaml_c
+needs_c = pytest.mark.skipif(C is None, reason="built without a C compiler: only the Python walk exists")
+
+
+def c_dump(objs: list[Any]) -> str:
+    """The C walk alone, with no fallback: a failure here is a failure of the C walk."""
+    assert C is not None
+    return C.dump(objs, {}, {}, {}, Y._scalar, Y._literal, Y._prefix, Y._value, Y._LITERAL)
+
+
+def test_the_c_walks_are_built_wherever_a_compiler_is() -> None:
+    """The install builds both extensions when it finds a compiler; on such a machine (CI) a silent miss would
+    leave every test below comparing the Python walk with itself."""
+    from kserve_compile import datacopy
+
+    if shutil.which("cc") or shutil.which("gcc"):
+        assert Y._yaml_c is not None
+        assert datacopy._datacopy_c is not None
+
+
+strings = st.one_of(
+    st.sampled_from(HAZARDS + PLAIN),
+    st.text(max_size=12),
+    st.lists(st.sampled_from(["ab", "", "x y", "- z", "#c", "é"]), min_size=2, max_size=4).map("\n".join),
+)
+keys = st.one_of(st.sampled_from(["a", "b", "name", "- x", "true", "", "é", "k" * 1100]), st.text(max_size=6))
+scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False), strings)
+trees = st.recursive(
+    scalars,
+    lambda children: st.one_of(st.lists(children, max_size=4), st.dictionaries(keys, children, max_size=4)),
+    max_leaves=30,
+)
+documents = st.lists(st.dictionaries(keys, trees, max_size=5), max_size=4)
+
+
+@needs_c
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(documents)
+def test_c_walk_writes_the_python_walks_bytes(objs: list[dict]) -> None:
+    assert c_dump(objs) == Y.dump_yaml_python(objs)
+
+
+@needs_c
+def test_c_walk_on_every_golden_output() -> None:
+    """Every golden scenario's objects (145 kinds of rendered output) come out byte for byte as the Python walk's."""
+    golden = Path(__file__).resolve().parents[2] / "golden"
+    scenarios = sorted(golden.glob("*/expected.yaml"))
+    assert len(scenarios) > 100
+    for expected in scenarios:
+        objs = [d for d in yaml.safe_load_all(expected.read_text()) if d is not None]
+        assert c_dump(objs) == Y.dump_yaml_python(objs), expected.parent.name
+
+
+@needs_c
+@pytest.mark.parametrize(
+    "obj",
+    [
+        {"t": ("a", "b")},  # a tuple
+        {"m": collections.OrderedDict(a=1)},  # a dict subclass
+        {"s": type("S", (str,), {})("text")},  # a str subclass
+        {1: "non-str key"},
+        collections.OrderedDict(a=1),  # a document that is no exact dict
+    ],
+    ids=["tuple", "dict-subclass", "str-subclass", "int-key", "ordered-document"],
+)
+def test_what_the_c_walk_does_not_take_goes_to_the_python_walk(obj: Any) -> None:
+    with pytest.raises(C.Unsupported):
+        c_dump([obj])
+    try:
+        expected: str | Exception = Y.dump_yaml_python([obj])
+    except (TypeError, ValueError) as exc:
+        expected = exc
+    if isinstance(expected, str):
+        assert dump_yaml([obj]) == expected
+    else:
+        with pytest.raises(type(expected), match=str(expected)[:40]):
+            dump_yaml([obj])
+
+
+@needs_c
+def test_nesting_beyond_the_c_depth_is_written_by_python() -> None:
+    deep: Any = "leaf"
+    for _ in range(200):
+        deep = {"k": [deep]}
+    with pytest.raises(C.Unsupported):
+        c_dump([deep])
+    assert dump_yaml([deep]) == Y.dump_yaml_python([deep])
+
+
+def test_a_bad_value_is_located_the_same_either_way() -> None:
+    obj = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"x": [1, math.inf]}}
+    with pytest.raises(ValueError, match=r"ConfigMap/c.*data\.x\[1\]"):
+        dump_yaml([obj])
+    with pytest.raises(ValueError, match=r"ConfigMap/c.*data\.x\[1\]"):
+        Y.dump_yaml_python([obj])
+
+
+@needs_c
+@pytest.mark.parametrize("fails", [False, True], ids=["written", "handed-over"])
+def test_c_walk_leaks_nothing(fails: bool) -> None:
+    """Every reference the walk takes is given back, on success and when it stops half-way."""
+    tree = {"spec": {"containers": [{"name": f"c{i}", "args": ["--a", "x\ny"], "n": i, "f": 1.5} for i in range(50)]}}
+    objs = [tree, {"bad": ("tuple",)}] if fails else [tree]
+
+    def once() -> None:
+        try:
+            c_dump(objs)
+        except C.Unsupported:
+            assert fails
+
+    for _ in range(20):
+        once()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(300):
+            once()
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert grown < 20_000, grown
