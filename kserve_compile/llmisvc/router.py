@@ -86,9 +86,9 @@ def http_route(svc: LLMService, spec: Spec, options: LLMOptions, peers: list[LLM
             adapters = get_path(spec, "model", "lora", "adapters")
             if get_path(spec, "model", "lora") is not None and adapters:
                 _expand_lora(body.get("rules") or [], svc.namespace, adapters, options.routing_header)
-        elif options.routing_header and route_spec.get("rules"):
+        elif options.routing_header:
             # stripped before the copy: the preset's model-routing rules are half of what a copy would take
-            body = clone({**route_spec, "rules": _strip(route_spec["rules"], options.routing_header)})
+            body = clone({**route_spec, "rules": _strip(route_spec.get("rules") or [], options.routing_header)})
         else:
             body = clone(route_spec)
         route["spec"] = body

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import collections
 import math
-import tracemalloc
 from typing import Any
 
 import pytest
@@ -13,6 +12,7 @@ from hypothesis import strategies as st
 
 from kserve_compile import datacopy
 from kserve_compile.datacopy import _clone, clone
+from tests.leaks import assert_no_growth
 
 C = datacopy._datacopy_c
 needs_c = pytest.mark.skipif(C is None, reason="built without a C compiler: only the Python copy exists")
@@ -100,14 +100,4 @@ def test_c_copy_leaks_nothing() -> None:
         with pytest.raises(C.Unsupported):
             C.clone(bad)
 
-    for _ in range(20):
-        once()
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        for _ in range(300):
-            once()
-        grown = tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()
-    assert grown < 20_000, grown
+    assert_no_growth(once)

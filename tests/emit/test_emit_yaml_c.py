@@ -5,7 +5,6 @@ from __future__ import annotations
 import collections
 import math
 import shutil
-import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ from hypothesis import strategies as st
 
 from kserve_compile.emit import dump_yaml
 from kserve_compile.emit import yaml_text as Y
+from tests.leaks import assert_no_growth
 
 from .hazards import HAZARDS, PLAIN
 
@@ -129,14 +129,4 @@ def test_c_walk_leaks_nothing(fails: bool) -> None:
         except C.Unsupported:
             assert fails
 
-    for _ in range(20):
-        once()
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        for _ in range(300):
-            once()
-        grown = tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()
-    assert grown < 20_000, grown
+    assert_no_growth(once)
