@@ -61,6 +61,45 @@ def test_c_walk_writes_the_python_walks_bytes(objs: list[dict]) -> None:
     assert c_dump(objs) == Y.dump_yaml_python(objs)
 
 
+odd_scalars = st.one_of(
+    scalars,
+    st.sampled_from([math.inf, -math.inf, math.nan, 10**400, b"bytes", object(), ("t",), type("S", (str,), {})("s")]),
+)
+odd_trees = st.recursive(
+    odd_scalars,
+    lambda children: st.one_of(
+        st.lists(children, max_size=3),
+        st.tuples(children),
+        st.dictionaries(st.one_of(keys, st.integers(), st.none()), children, max_size=3),
+        st.dictionaries(keys, children, max_size=2).map(collections.OrderedDict),
+    ),
+    max_leaves=15,
+)
+
+
+@needs_c
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(odd_trees.filter(lambda d: isinstance(d, dict)), max_size=3))
+def test_c_walk_on_anything_writes_the_same_or_hands_over(objs: list[Any]) -> None:
+    """Whatever it is given, the C walk writes the Python walk's bytes or stops with an exception (never a crash,
+    never other bytes); dump_yaml then answers as the Python walk does."""
+    try:
+        expected: str | None = Y.dump_yaml_python(objs)
+    except (TypeError, ValueError):
+        expected = None
+    try:
+        written: str | None = c_dump(objs)
+    except Exception:  # noqa: BLE001 - Unsupported, or the error the Python walk words
+        written = None
+    if written is not None:
+        assert written == expected
+    if expected is not None:
+        assert dump_yaml(objs) == expected
+    else:
+        with pytest.raises((TypeError, ValueError)):
+            dump_yaml(objs)
+
+
 @needs_c
 def test_c_walk_on_every_golden_output() -> None:
     """Every golden scenario's objects (145 kinds of rendered output) come out byte for byte as the Python walk's."""
