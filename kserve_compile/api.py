@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .inputs import cluster_inputs, read_inputs
-from .parse import parse_text
-from .pipeline import Result, compile_documents
-from .run import RunOptions
+from .driver import Result, compile_documents
+from .inputs.context import cluster_inputs, read_inputs
+from .inputs.parse import parse_text
+from .run_options import RunOptions
 
 
 def render_files(paths: Sequence[str], config_file: str | None = None) -> list[dict[str, Any]]:
@@ -19,7 +19,7 @@ def render_files(paths: Sequence[str], config_file: str | None = None) -> list[d
 def render_result(paths: Sequence[str], config_file: str | None = None, options: RunOptions | None = None) -> Result:
     """As ``kserve-compile render``: objects that are not KServe inputs pass through (``RunOptions(strict=True)``
     refuses them), ``RunOptions(namespace=...)`` as ``-n``."""
-    from .run import render_documents
+    from .run_options import render_documents
 
     return render_documents(read_inputs(paths, config_file), options or RunOptions())
 
@@ -33,7 +33,7 @@ def render_objects(
 
 def isvc_status(isvc: dict[str, Any], configmap: dict[str, Any] | None = None) -> dict[str, Any]:
     """``{"url", "address": {"url"}, "components": {...}}`` as KServe reports them for this isvc."""
-    from .status_urls import status_of_documents
+    from .plan.status import status_of_documents
 
     return status_of_documents(cluster_inputs([isvc], configmap, "<cluster>"))[0][1]
 

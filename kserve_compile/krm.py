@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import CompileError, Problem
-from .parse import Document
+from .inputs.parse import Document
 
 RESOURCE_LIST_API_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1alpha1")
 PATH_ANNOTATIONS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
@@ -142,7 +142,7 @@ def resource_list(
 def _replaced(doc: Document) -> bool:
     """KServe's own inputs, which the function replaces by what they render."""
     from . import constants as C
-    from .namespacing import group_of
+    from .inputs.namespacing import group_of
 
     return group_of(doc.api_version) == C.SERVING_GROUP or (doc.api_version, doc.kind, doc.name) == (
         "v1",
@@ -154,8 +154,8 @@ def _replaced(doc: Document) -> bool:
 def run_function(resource_list_doc: Document) -> tuple[dict[str, Any], bool]:
     """The output ResourceList and whether the run succeeded (on failure the items come back unchanged)."""
     from .emit import sort_objects
-    from .namespacing import with_namespace
-    from .run import RunOptions, prepared_inputs, render_split
+    from .inputs.namespacing import with_namespace
+    from .run_options import RunOptions, prepared_inputs, render_split
 
     original = resource_list_doc.data.get("items") or []
     refs: Refs = {}

@@ -53,8 +53,8 @@ def render(
     def body() -> int:
         from ..emit import dump_json, dump_yaml
         from ..errors import UsageError
-        from ..inputs import read_inputs
-        from ..run import render_documents
+        from ..inputs.context import read_inputs
+        from ..run_options import render_documents
 
         if check and output_dir is None:
             raise UsageError("--check needs --output-dir (the directory to compare with)")
@@ -98,9 +98,9 @@ def status(
     """Print the URLs KServe would report in each InferenceService's status."""
 
     def body() -> None:
-        from ..inputs import read_inputs
-        from ..run import prepared_inputs
-        from ..status_urls import status_of_documents
+        from ..inputs.context import read_inputs
+        from ..plan.status import status_of_documents
+        from ..run_options import prepared_inputs
 
         split = prepared_inputs(read_inputs(files, config), run_options(namespace, False))
         rows = status_of_documents(split.compiled)
@@ -134,8 +134,8 @@ def validate(
     offline schemas."""
 
     def body() -> None:
+        from ..checks.offline import validate_paths
         from ..errors import CompileError, UsageError
-        from ..offline_check import validate_paths
 
         try:
             result = validate_paths(files, config, kube_version, run_options(namespace, strict))

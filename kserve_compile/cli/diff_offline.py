@@ -51,8 +51,8 @@ def offline_diff(files: Sequence[str], config: str | None, namespace: str | None
 
 
 def _render_side(side: str, config: str | None, namespace: str | None) -> list[dict[str, Any]]:
-    from ..inputs import read_inputs
-    from ..run import RunOptions, render_documents
+    from ..inputs.context import read_inputs
+    from ..run_options import RunOptions, render_documents
 
     options = RunOptions(namespace=namespace)
     match = _REV.match(side)

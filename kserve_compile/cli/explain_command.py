@@ -31,14 +31,7 @@ def explain(
     the pod webhook — and, with --field, what each value replaced."""
 
     def body() -> None:
-        from ..explain import (
-            annotated_yaml,
-            as_json,
-            describe_field,
-            explain_paths,
-            field_origin,
-            select,
-        )
+        from ..provenance.explain import annotated_yaml, as_json, describe_field, explain_paths, field_origin, select
 
         objects = select(explain_paths(files, config), obj)
         if field is not None:

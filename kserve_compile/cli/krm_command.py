@@ -20,9 +20,9 @@ def fn(namespace: str | None = NAMESPACE, strict: bool = STRICT, quiet: bool = Q
     def body() -> int:
         from ..emit import dump_yaml
         from ..emit.yaml_text import yaml_document
+        from ..inputs.parse import parse_text, read_source
         from ..krm import is_resource_list, run_function
-        from ..parse import parse_text, read_source
-        from ..run import render_documents
+        from ..run_options import render_documents
 
         docs = parse_text(read_source("-"), "<stdin>")
         if is_resource_list(docs):

@@ -8,7 +8,7 @@ import typer
 from .exits import ErrorFormat
 
 if TYPE_CHECKING:
-    from ..run import RunOptions
+    from ..run_options import RunOptions
 
 CONFIG = typer.Option(
     None, "--config", help="The inferenceservice-config ConfigMap to use instead of KServe's shipped one."
@@ -29,6 +29,6 @@ ERROR_FORMAT = typer.Option(ErrorFormat.text, "--error-format", help="text, json
 
 
 def run_options(namespace: str | None, strict: bool) -> "RunOptions":
-    from ..run import RunOptions
+    from ..run_options import RunOptions
 
     return RunOptions(namespace=namespace, strict=strict)

@@ -36,8 +36,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 from .. import constants as C
 from ..errors import CompileError, InputError, Problem, UsageError
-from ..inputs import prepare
-from ..parse import Document, parse_paths
+from ..inputs.context import prepare
+from ..inputs.parse import Document, parse_paths
 from .models import GraphSpec, InferenceGraph
 from .render import graph_json
 from .targets import IsvcTarget, predict_path
@@ -112,7 +112,7 @@ def load_graph(paths: Sequence[str], name: str | None = None) -> tuple[Inference
 def isvc_targets(ctx: Any, namespace: str, problems: list[Problem]) -> dict[str, tuple[IsvcTarget, Any, Document]]:
     """Per name, the isvcs of ``namespace`` (the graph's, where KServe looks them up): protocol and model name as
     KServe derives them, the defaulted isvc, and its document."""
-    from ..pipeline import compile_isvc
+    from ..driver import compile_isvc
 
     out: dict[str, tuple[IsvcTarget, Any, Document]] = {}
     for isvc, doc in ctx.isvcs:

@@ -14,13 +14,8 @@ from decimal import Decimal
 
 from .. import constants as C
 from ..errors import InputError
-from ..models import InferenceService
-from ..quantity import (
-    QUANTITY_FORMAT_ERROR,
-    canonical_quantity,
-    is_quantity,
-    parse_quantity,
-)
+from ..inputs.resources import InferenceService
+from ..kube.quantity import QUANTITY_FORMAT_ERROR, canonical_quantity, is_quantity, parse_quantity
 from .gojson import go_dumps
 from .models import TrainedModel
 

@@ -16,10 +16,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..cluster_state import ClusterState
-from ..config import KServeConfig
 from ..errors import InputError, Problem
-from ..parse import Document
+from ..inputs.cluster_state import ClusterState
+from ..inputs.config import KServeConfig
+from ..inputs.parse import Document
 from .conversion import convert_spec
 from .models import (
     KIND_LLMISVC,

@@ -17,7 +17,7 @@ from ..constants import (
     V1ALPHA1,
     V1ALPHA2,
 )
-from ..parse import Document
+from ..inputs.parse import Document
 
 SYSTEM_NAMESPACE = KSERVE_NAMESPACE
 __all__ = ["KIND_LLMISVC", "KIND_LLMISVC_CONFIG", "V1ALPHA1", "V1ALPHA2"]

@@ -18,10 +18,10 @@ import posixpath
 from typing import Any
 
 from .. import constants as C
-from ..cluster_state import ClusterState
-from ..config import KServeConfig
 from ..datacopy import clone
 from ..errors import InputError
+from ..inputs.cluster_state import ClusterState
+from ..inputs.config import KServeConfig
 from ..render.pod_webhook.credentials import (
     add_service_account_credentials,
     add_storage_spec_credentials,

@@ -9,7 +9,7 @@ from typing import Any
 
 from .. import constants as C
 from ..errors import CompileError, Problem
-from ..parse import Document
+from ..inputs.parse import Document
 from .models import (
     AnyCache,
     LocalModelCache,

@@ -27,7 +27,7 @@ from typing import Any
 from .. import constants as C
 from ..datacopy import clone
 from ..errors import InputError
-from ..quantity import canonical_quantity
+from ..kube.quantity import canonical_quantity
 from .models import AnyCache, LocalModelInfo, LocalModelNode, LocalModelNodeGroup, Node
 from .node_affinity import matches
 

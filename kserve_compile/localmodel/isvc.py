@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import constants as C
-from ..config import LocalModelConfig
-from ..models import InferenceService, PredictorSpec
+from ..inputs.config import LocalModelConfig
+from ..inputs.resources import InferenceService, PredictorSpec
 from .matching import find_cache, local_model_metadata
 
 if TYPE_CHECKING:  # the typed cache models load only when a run has local-model inputs

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from .. import constants as C
-from ..config import LocalModelConfig
+from ..inputs.config import LocalModelConfig
 from .matching import find_cache, local_model_metadata
 
 if TYPE_CHECKING:

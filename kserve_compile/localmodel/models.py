@@ -15,8 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from pydantic.alias_generators import to_camel
 
 from .. import constants as C
-from ..models import ObjectMeta
-from ..quantity import is_quantity
+from ..inputs.resources import ObjectMeta
+from ..kube.quantity import is_quantity
 
 
 class _Strict(BaseModel):

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import constants as C
-from ..cluster_state import ClusterState
-from ..config import KServeConfig
 from ..errors import CompileError, InputError, Problem
+from ..inputs.cluster_state import ClusterState
+from ..inputs.config import KServeConfig
 from .agent import download_jobs
 from .collect import LocalModelInputs
 from .controller import (

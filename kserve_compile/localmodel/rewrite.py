@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from .. import constants as C
-from ..config import KServeConfig
-from ..models import InferenceService
+from ..inputs.config import KServeConfig
+from ..inputs.resources import InferenceService
 
 if TYPE_CHECKING:
     from .collect import LocalModelInputs

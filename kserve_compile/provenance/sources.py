@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..parse import Document
+from ..inputs.parse import Document
 from . import Origin, Path, path_text, tag_tree
 
 # The builder of each rendered kind: the KServe source it mirrors, and the module that mirrors it.

@@ -8,9 +8,9 @@ import pytest
 import yaml
 
 from kserve_compile.api import render_files, render_objects, render_result
+from kserve_compile.checks.offline import validate_paths
 from kserve_compile.errors import CompileError
-from kserve_compile.offline_check import validate_paths
-from kserve_compile.status_urls import status_of_files
+from kserve_compile.plan.status import status_of_files
 
 GOLDEN = Path(__file__).resolve().parents[2] / "golden"
 CA = GOLDEN / "ca-bundle-configmap" / "input.yaml"

@@ -11,13 +11,7 @@ import yaml
 from kserve_compile.api import render_files
 from kserve_compile.emit import dump_yaml
 from kserve_compile.errors import UsageError
-from kserve_compile.explain import (
-    annotated_yaml,
-    as_json,
-    explain_paths,
-    field_origin,
-    select,
-)
+from kserve_compile.provenance.explain import annotated_yaml, as_json, explain_paths, field_origin, select
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "golden"
@@ -183,9 +177,9 @@ def test_annotated_yaml_is_the_rendered_yaml_plus_comments(name: str) -> None:
 
 def _assert_each_comment_is_its_lines_origin(annotated: str, objects: list) -> None:
     """Re-read the output (slowly, with positions) and check every comment against the leaf its line shows."""
-    from kserve_compile.explain import UNTRACED
-    from kserve_compile.parse import parse_text
+    from kserve_compile.inputs.parse import parse_text
     from kserve_compile.provenance import origin_of
+    from kserve_compile.provenance.explain import UNTRACED
 
     plain = re.sub(r"  # .*$", "", annotated, flags=re.M)
     lines = annotated.split("\n")

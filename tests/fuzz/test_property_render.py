@@ -9,10 +9,10 @@ import os
 
 from hypothesis import HealthCheck, given, settings
 
+from kserve_compile.driver import compile_documents
 from kserve_compile.emit import dump_yaml
 from kserve_compile.errors import CompileError
-from kserve_compile.parse import Document, parse_text
-from kserve_compile.pipeline import compile_documents
+from kserve_compile.inputs.parse import Document, parse_text
 
 from .strategies import mutated_isvc
 

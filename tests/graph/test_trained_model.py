@@ -19,7 +19,7 @@ from kserve_compile.graph import (
     predictor_memory_limit,
     validate_trained_model,
 )
-from kserve_compile.models import InferenceService
+from kserve_compile.inputs.resources import InferenceService
 
 PREFIXES = "s3://, gs://, https://, http://"
 

@@ -12,8 +12,8 @@ import orjson
 import yaml
 
 from kserve_compile.emit import dump_yaml
+from kserve_compile.inputs.parse import parse_paths
 from kserve_compile.llmisvc import presets as P
-from kserve_compile.parse import parse_paths
 
 from .helpers import container, find, llmisvc, render
 
@@ -152,7 +152,7 @@ def test_shipped_presets_unchanged_after_rendering() -> None:
 
 
 def render_golden(name: str) -> None:
-    from kserve_compile.pipeline import compile_documents
+    from kserve_compile.driver import compile_documents
 
     scenario = ROOT / "golden" / name
     assert dump_yaml(compile_documents(parse_paths([str(scenario / "input.yaml")])).objects) == (
@@ -171,7 +171,7 @@ def _drop_nulls(value: Any) -> Any:
 def test_explain_after_a_plain_render_keeps_the_inputs_origins() -> None:
     # a merged field remembered by a plain render must not stand in for the traced one explain builds
     from kserve_compile.api import render_files
-    from kserve_compile.explain import annotated_yaml, explain_paths
+    from kserve_compile.provenance.explain import annotated_yaml, explain_paths
 
     src = str(ROOT / "golden" / "llm-preset-template" / "input.yaml")
     render_files([src])

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import yaml
 
-from kserve_compile.parse import parse_text
-from kserve_compile.status_urls import status_of_documents
+from kserve_compile.inputs.parse import parse_text
+from kserve_compile.plan.status import status_of_documents
 
 from .helpers import configmap, llmisvc
 

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from kserve_compile import constants as C
-from kserve_compile.components import Component, build_predictor
 from kserve_compile.errors import InputError
-from kserve_compile.inputs import embedded_runtimes, load_config
-from kserve_compile.models import ComponentExtension, InferenceService, ServingRuntime
-from kserve_compile.plan import plan_isvc
+from kserve_compile.inputs.context import embedded_runtimes, load_config
+from kserve_compile.inputs.resources import ComponentExtension, InferenceService, ServingRuntime
+from kserve_compile.plan.components import Component, build_predictor
+from kserve_compile.plan.isvc import plan_isvc
 from kserve_compile.render.workloads.multinode import (
     GpuPlan,
     expand_multinode,

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from kserve_compile.config import KServeConfig, parse_config
 from kserve_compile.errors import InputError
-from kserve_compile.render.ingress.route import RoutedComponent, RouteInput
+from kserve_compile.inputs.config import KServeConfig, parse_config
+from kserve_compile.plan.routes import RoutedComponent, RouteInput
 from kserve_compile.render.ingress.standard import standard_ingress, standard_status
 
 

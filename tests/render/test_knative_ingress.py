@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from kserve_compile.config import KServeConfig, parse_config
-from kserve_compile.render.ingress.route import RoutedComponent, RouteInput
+from kserve_compile.inputs.config import KServeConfig, parse_config
+from kserve_compile.plan.routes import RoutedComponent, RouteInput
 from kserve_compile.render.ingress.virtualservice import knative_ingress, knative_status
 
 NAME, NS = "my-model", "test"

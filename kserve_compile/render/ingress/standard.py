@@ -9,11 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from ... import constants as C
-from ...config import KServeConfig
-from .domain import generate_domain_name, service_hostname
+from ...inputs.config import KServeConfig
+from ...plan.domain import generate_domain_name, service_hostname
+from ...plan.routes import RouteInput, is_grpc_port, route_host, standard_is_internal
 from .httproute import http_routes
 from .kube_ingress import kube_ingress
-from .route import RouteInput, is_grpc_port, route_host, standard_is_internal
 
 
 def standard_ingress(route: RouteInput, config: KServeConfig, *, ready_canaries: bool = False) -> list[dict]:

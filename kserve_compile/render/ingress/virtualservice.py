@@ -15,16 +15,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from ... import constants as C
-from ...config import KServeConfig
-from ...kube_fields import filtered
-from .domain import (
-    additional_hosts,
-    generate_domain_name,
-    generate_path,
-    host_regexp,
-    service_hostname,
-)
-from .route import RoutedComponent, RouteInput, object_meta
+from ...inputs.config import KServeConfig
+from ...kube.fields import filtered
+from ...plan.domain import additional_hosts, generate_domain_name, generate_path, host_regexp, service_hostname
+from ...plan.routes import RoutedComponent, RouteInput, object_meta
 
 
 def knative_is_internal(route: RouteInput, config: KServeConfig) -> bool:

@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ... import constants as C
-from ...config import StorageInitializerConfig
 from ...errors import InputError
-from ...quantity import canonical_quantity, is_quantity
+from ...inputs.config import StorageInitializerConfig
+from ...kube.quantity import canonical_quantity, is_quantity
 from .pod_edits import (
     ModelMount,
     add_model_mount,

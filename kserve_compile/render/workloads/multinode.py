@@ -24,19 +24,14 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ... import constants as C
-from ...components import (
-    RUNTIME_POD_MERGED,
-    Component,
-    component_metadata,
-    predictor_annotations,
-)
-from ...config import DEFAULT_GPU_RESOURCE_TYPES, KServeConfig
 from ...datacopy import clone
 from ...errors import InputError
-from ...kube_fields import set_env
-from ...merge import merge_containers, merge_pod_specs
-from ...models import InferenceService
-from ...quantity import parse_quantity
+from ...inputs.config import DEFAULT_GPU_RESOURCE_TYPES, KServeConfig
+from ...inputs.resources import InferenceService
+from ...kube.fields import set_env
+from ...kube.merge import merge_containers, merge_pod_specs
+from ...kube.quantity import parse_quantity
+from ...plan.components import RUNTIME_POD_MERGED, Component, component_metadata, predictor_annotations
 from .standard.deployment import deployment
 
 PATH = "spec.predictor.workerSpec"

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ....components import Component
-from ....config import KServeConfig
+from ....inputs.config import KServeConfig
+from ....plan.components import Component
 from .autoscaler import autoscaler
 from .deployment import deployment
 from .otel import otel_collector

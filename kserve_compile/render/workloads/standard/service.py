@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from .... import constants as C
-from ....components import Component
-from ....config import KServeConfig
+from ....inputs.config import KServeConfig
+from ....plan.components import Component
 
 
 def _app_protocol(port: dict[str, Any]) -> str | None:

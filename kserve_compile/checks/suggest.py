@@ -1,0 +1,126 @@
+""" "Did you mean": the closest known word to a mistyped field name or enum value, and the mistyped-deploymentMode
+warning (KServe's ``GetDeploymentMode`` falls back to the configured default for a value it does not know; we keep
+that output and say so)."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Sequence
+from functools import cache
+
+from .. import constants as C
+from ..errors import Problem
+from ..inputs.parse import Document
+from ..plan.mode import SUPPORTED
+
+# Every value KServe's deployment-mode resolution recognises (current and legacy names).
+KNOWN_DEPLOYMENT_MODES: tuple[str, ...] = (*SUPPORTED, *C.LEGACY_MODES)
+
+
+def closest(word: str, known: Iterable[str]) -> str | None:
+    """The known word nearest to ``word`` (case-insensitive), if one is near enough."""
+    choices = list(known)
+    lowered = {c.lower(): c for c in choices}
+    match = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.6)
+    return lowered[match[0]] if match else None
+
+
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """``'; did you mean "x"?'`` or ``""``."""
+    near = closest(word, known)
+    return f'; did you mean "{near}"?' if near and near != word else ""
+
+
+def deployment_mode_warnings(docs: Sequence[Document]) -> list[Problem]:
+    """A warning for each InferenceService or InferenceGraph whose deploymentMode annotation KServe does not know."""
+    out = []
+    for doc in docs:
+        if doc.kind not in (C.KIND_ISVC, C.KIND_IG):
+            continue
+        annotations = (doc.data.get("metadata") or {}).get("annotations") or {}
+        value = annotations.get(C.ANN_DEPLOYMENT_MODE) if isinstance(annotations, dict) else None
+        if not isinstance(value, str) or value in KNOWN_DEPLOYMENT_MODES:
+            continue
+        out.append(
+            doc.problem(
+                f"deploymentMode {value!r} is not one KServe knows ({', '.join(KNOWN_DEPLOYMENT_MODES)}){did_you_mean(value, KNOWN_DEPLOYMENT_MODES)}; "
+                "KServe ignores it and uses the config's defaultDeploymentMode, and so does this render",
+                f"metadata.annotations[{C.ANN_DEPLOYMENT_MODE}]",
+                severity="warning",
+            )
+        )
+    return out
+
+
+def enum_message(value: object, allowed: Iterable[object]) -> str:
+    """The one wording of a value outside an enum (the API server's), with a did-you-mean."""
+    choices = list(allowed)
+    hint = did_you_mean(value, [str(c) for c in choices]) if isinstance(value, str) else ""
+    return f"unsupported value {value!r}: supported values: {', '.join(repr(c) for c in choices)}{hint}"
+
+
+def unknown_field_message(key: str, known: Iterable[str]) -> str:
+    """The one wording of an unknown field, for ``render`` (typed models) and ``validate`` (schemas) alike."""
+    return f'unknown field "{key}"{did_you_mean(key, known)}'
+
+
+def unknown_fields(doc: Document) -> list[Problem]:
+    """Every unknown field of a KServe input in the structs KServe defines (not inside inlined Kubernetes types,
+    which the API server's schema and ``validate`` check), each with its did-you-mean."""
+    from ..inputs.resources import InferenceService, ServingRuntime
+
+    models: dict[str, type[InferenceService | ServingRuntime]] = {
+        C.KIND_ISVC: InferenceService,
+        C.KIND_SR: ServingRuntime,
+        C.KIND_CSR: ServingRuntime,
+    }
+    model = models.get(doc.kind)
+    if model is None or not isinstance(doc.data.get("spec"), dict):
+        return []
+    spec_model = model.model_fields["spec"].annotation
+    assert isinstance(spec_model, type)  # the spec struct's class (pydantic has resolved the annotation)
+    return [doc.problem(message, path) for path, message in _walk_model(spec_model, doc.data["spec"], "spec")]
+
+
+@cache
+def _fields(model: type) -> tuple[dict[str, type | None], frozenset[str], bool]:
+    """A struct's fields by their YAML name → the KServe struct inside (or None); every known name; whether it
+    rejects unknown fields (KServe's structs do; ObjectMeta-like ones here ignore them)."""
+    from ..inputs.resources import Spec
+
+    fields = {(f.alias or name): _struct(f.annotation) for name, f in model.model_fields.items()}  # type: ignore[attr-defined]
+    return fields, frozenset(fields) | frozenset(getattr(model, "K8S_FIELDS", ())), issubclass(model, Spec)
+
+
+def _walk_model(model: type, data: dict, path: str) -> list[tuple[str, str]]:
+    fields, known, strict = _fields(model)
+    out: list[tuple[str, str]] = []
+    for key, value in data.items():
+        sub = f"{path}.{key}"
+        if key not in known:
+            if strict:
+                out.append((sub, unknown_field_message(str(key), known)))
+            continue
+        inner = fields.get(key)
+        if inner is None:
+            continue
+        items = value if isinstance(value, list) else [value]
+        for i, item in enumerate(items):
+            if isinstance(item, dict):
+                out += _walk_model(inner, item, f"{sub}[{i}]" if isinstance(value, list) else sub)
+    return out
+
+
+def _struct(annotation: object) -> type | None:
+    """The KServe struct inside ``X``, ``X | None`` or ``list[X]``."""
+    import typing
+
+    from pydantic import BaseModel
+
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _struct(arg)
+        if found is not None:
+            return found
+    return None
