@@ -152,10 +152,11 @@ def _replaced(doc: Document) -> bool:
 
 
 def run_function(resource_list_doc: Document) -> tuple[dict[str, Any], bool]:
-    """The output ResourceList and whether the run succeeded (on failure the items come back unchanged)."""
-    from .emit import sort_objects
-    from .inputs.namespacing import with_namespace
-    from .run_options import RunOptions, prepared_inputs, render_split
+    """The output ResourceList and whether the run succeeded (on failure the items come back unchanged).
+
+    KServe's inputs are compiled without the orchestrator's annotations; every other item goes through the driver as
+    it is (passed through, or read and kept), so the output holds it unchanged."""
+    from .driver import CompileOptions, compile
 
     original = resource_list_doc.data.get("items") or []
     refs: Refs = {}
@@ -163,13 +164,9 @@ def run_function(resource_list_doc: Document) -> tuple[dict[str, Any], bool]:
         config = function_config(resource_list_doc.data)
         items = item_documents(resource_list_doc)
         refs = item_refs(items)
-        split = prepared_inputs(
-            [without_orchestrator_annotations(d) for d in items], RunOptions(config.namespace, config.strict)
-        )
-        result = render_split(split)
-        kept = with_namespace([d for d in items if not _replaced(d)], config.namespace)
+        docs = [without_orchestrator_annotations(d) if _replaced(d) else d for d in items]
+        options = CompileOptions(namespace=config.namespace, strict=config.strict, keep_read_inputs=True)
+        result = compile(docs, options)
     except CompileError as exc:
         return resource_list(original if isinstance(original, list) else [], exc.problems, refs), False
-    passed = {id(d.data) for d in split.passed}
-    rendered = [o for o in result.objects if id(o) not in passed]
-    return resource_list(sort_objects(rendered + [d.data for d in kept]), result.warnings, refs), True
+    return resource_list(result.objects, result.warnings, refs), True

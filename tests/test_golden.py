@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kserve_compile.driver import compile_documents
+from kserve_compile.driver import compile as compile_documents
 from kserve_compile.emit import dump_yaml
 from kserve_compile.inputs.parse import parse_paths
 

@@ -165,7 +165,7 @@ def _enum(key: str, value: Any, path: str) -> list[tuple[str, str]]:
     allowed = ENUMS[key]
     if value is None or value in allowed:
         return []
-    from .suggest import enum_message
+    from ..errors import enum_message
 
     return [(path, enum_message(value, allowed))]
 

@@ -81,7 +81,7 @@ def _values(data: Any, pattern: Pattern, path: str) -> Iterator[tuple[str, Any]]
 
 def check_enums(doc: Document) -> list[Problem]:
     """A problem for each enum field of a KServe input holding a value its CRD does not allow."""
-    from .suggest import enum_message
+    from ..errors import enum_message
 
     out = []
     for pattern, allowed in enum_fields(doc.api_version, doc.kind):

@@ -267,7 +267,7 @@ def _describe(error: Any) -> list[tuple[str, str]]:
     if error.validator in ("additionalProperties", "unevaluatedProperties") and isinstance(error.instance, dict):
         keys = _unexpected_keys(error)
         if keys:
-            from kserve_compile.checks.suggest import unknown_field_message
+            from kserve_compile.errors import unknown_field_message
 
             known = list(error.schema.get("properties", {}))
             return [(_join([*path, k]), unknown_field_message(k, known)) for k in keys]
@@ -277,7 +277,7 @@ def _describe(error: Any) -> list[tuple[str, str]]:
     if error.validator == "type":
         return [(_join(path), _type_message(error.instance, [error.validator_value]))]
     if error.validator == "enum":
-        from kserve_compile.checks.suggest import enum_message
+        from kserve_compile.errors import enum_message
 
         return [(_join(path), enum_message(error.instance, error.validator_value))]
     if error.validator in ("oneOf", "anyOf") and error.context:
@@ -297,3 +297,13 @@ def _type_message(instance: Any, types: list[Any]) -> str:
     # The bundled core schemas allow null nearly everywhere; naming it only adds noise.
     names = sorted({t for ts in types for t in ([ts] if isinstance(ts, str) else ts)} - {"null"})
     return f"{instance!r} is not of type {' or '.join(names)}"
+
+
+def check_kube_version(kube_version: str) -> None:
+    """``--kube-version`` as a usage error when the bundled schemas do not cover it."""
+    from kserve_compile.errors import UsageError
+
+    try:
+        _schema_version(kube_version)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None

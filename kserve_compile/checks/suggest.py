@@ -1,34 +1,18 @@
-""" "Did you mean": the closest known word to a mistyped field name or enum value, and the mistyped-deploymentMode
+"""Input checks with a "did you mean": unknown fields of KServe's structs, and the mistyped-deploymentMode
 warning (KServe's ``GetDeploymentMode`` falls back to the configured default for a value it does not know; we keep
 that output and say so)."""
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from functools import cache
 
 from .. import constants as C
-from ..errors import Problem
+from ..errors import Problem, did_you_mean, unknown_field_message
 from ..inputs.parse import Document
-from ..plan.mode import SUPPORTED
 
 # Every value KServe's deployment-mode resolution recognises (current and legacy names).
-KNOWN_DEPLOYMENT_MODES: tuple[str, ...] = (*SUPPORTED, *C.LEGACY_MODES)
-
-
-def closest(word: str, known: Iterable[str]) -> str | None:
-    """The known word nearest to ``word`` (case-insensitive), if one is near enough."""
-    choices = list(known)
-    lowered = {c.lower(): c for c in choices}
-    match = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.6)
-    return lowered[match[0]] if match else None
-
-
-def did_you_mean(word: str, known: Iterable[str]) -> str:
-    """``'; did you mean "x"?'`` or ``""``."""
-    near = closest(word, known)
-    return f'; did you mean "{near}"?' if near and near != word else ""
+KNOWN_DEPLOYMENT_MODES: tuple[str, ...] = (*C.DEPLOYMENT_MODES, *C.LEGACY_MODES)
 
 
 def deployment_mode_warnings(docs: Sequence[Document]) -> list[Problem]:
@@ -50,18 +34,6 @@ def deployment_mode_warnings(docs: Sequence[Document]) -> list[Problem]:
             )
         )
     return out
-
-
-def enum_message(value: object, allowed: Iterable[object]) -> str:
-    """The one wording of a value outside an enum (the API server's), with a did-you-mean."""
-    choices = list(allowed)
-    hint = did_you_mean(value, [str(c) for c in choices]) if isinstance(value, str) else ""
-    return f"unsupported value {value!r}: supported values: {', '.join(repr(c) for c in choices)}{hint}"
-
-
-def unknown_field_message(key: str, known: Iterable[str]) -> str:
-    """The one wording of an unknown field, for ``render`` (typed models) and ``validate`` (schemas) alike."""
-    return f'unknown field "{key}"{did_you_mean(key, known)}'
 
 
 def unknown_fields(doc: Document) -> list[Problem]:

@@ -27,7 +27,7 @@ from ..render.workloads.standard.autoscaler import autoscaler
 from ..render.workloads.standard.deployment import deployment, pod_template
 from ..render.workloads.standard.service import service
 from .gojson import go_dumps, normalize
-from .models import GraphSpec, InferenceGraph
+from .resources import GraphSpec, InferenceGraph
 from .targets import IsvcTarget
 from .validation import validate_graph
 

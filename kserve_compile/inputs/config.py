@@ -8,16 +8,19 @@ Source: ``pkg/apis/serving/v1beta1/configmap.go``, ``pkg/types/config.go`` and t
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from .. import constants as C
-from ..errors import InputError
+from ..errors import CompileError, InputError
 from ..kube.quantity import parse_quantity
 from ..provenance import is_tracing
 from ..provenance.sources import tag_config_json
 from ..provenance.typed import retag_model
+from .defaults import shipped_config_data
+from .parse import Document
 
 
 class GoJSON(BaseModel):
@@ -415,3 +418,24 @@ def _check_storage_initializer(cfg: StorageInitializerConfig) -> None:
             f'invalid "storageInitializer".ociModelMode "{cfg.oci_model_mode}": must be one of "modelcar", "native", "fetch"',
             "data.storageInitializer.ociModelMode",
         )
+
+
+def load_config(configmaps: Sequence[Document]) -> KServeConfig:
+    """The run's config from its ``inferenceservice-config`` ConfigMaps (at most one), else KServe's shipped one."""
+    if len(configmaps) > 1:
+        raise CompileError(
+            [
+                d.problem(f"more than one {C.CONFIGMAP_NAME} ConfigMap in the inputs", "metadata.name")
+                for d in configmaps[1:]
+            ]
+        )
+    if not configmaps:
+        return parse_config(shipped_config_data())
+    doc = configmaps[0]
+    data = doc.data.get("data") or {}
+    if not isinstance(data, dict):
+        raise CompileError([doc.problem("data must be a mapping of strings", "data")])
+    try:
+        return parse_config(data)
+    except InputError as exc:
+        raise CompileError([doc.problem(exc.message, exc.path)]) from None

@@ -2,9 +2,10 @@
 
 Each input document is one of:
 
-- compiled — KServe's kinds (``serving.kserve.io``, any kind: an unknown one stays an error there), the
-  ``inferenceservice-config`` ConfigMap, the CA-bundle ConfigMap it names, and the ServiceAccounts/Secrets/
-  ClusterStorageContainers the pod webhook reads (a ServiceAccount or Secret gets a note: it is read, not emitted);
+- compiled — KServe's kinds (``serving.kserve.io``; one no table lists is an error), the ``inferenceservice-config``
+  ConfigMap, the other ConfigMaps the compiler reads (the CA-bundle source it names, the scheduler configs an
+  LLMInferenceService refers to), and the ServiceAccounts/Secrets/ClusterStorageContainers the pod webhook reads
+  (a ServiceAccount, Secret or read ConfigMap gets a note: it is read, not emitted);
 - skipped with a note — a ``kustomization.yaml`` (kustomize's own file) and YAML that is not a Kubernetes object
   (no ``apiVersion``/``kind``, e.g. Helm values);
 - passed through unchanged — everything else (other API groups, other core kinds, other ConfigMaps), emitted with
@@ -16,13 +17,12 @@ This mirrors how ``kubectl apply -f dir/`` and kustomize treat a directory: ever
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from .. import constants as C
 from ..errors import CompileError, Problem
-from .context import SUPPORTED_KINDS
+from .kinds import KindTable, unsupported_kind
 from .namespacing import group_of
 from .parse import Document
 
@@ -30,10 +30,11 @@ KUSTOMIZE_FILE_NAMES = frozenset({"kustomization.yaml", "kustomization.yml", "Ku
 KUSTOMIZE_GROUP = "kustomize.config.k8s.io"
 # Live objects the pod webhook reads (storage credentials): compiled from, not emitted — KServe reads them from the
 # cluster, it does not create them.
-READ_ONLY_KINDS = frozenset({"ServiceAccount", "Secret"})
+READ_ONLY_KINDS = frozenset({("v1", "ServiceAccount"), ("v1", "Secret")})
 READ_ONLY_NOTE = (
     "read for storage credentials, as KServe reads it from the cluster; not part of the output (apply it separately)"
 )
+READ_CONFIGMAP_NOTE = "read as KServe reads it from the cluster; not part of the output (apply it separately)"
 
 
 @dataclass
@@ -43,22 +44,30 @@ class Split:
     notes: list[Problem] = field(default_factory=list)
 
 
-def split_inputs(docs: Sequence[Document], *, strict: bool = False) -> Split:
-    """Sort the documents into compiled, passed through and skipped; ``strict`` makes pass-through an error."""
+def split_inputs(
+    docs: Sequence[Document], kinds: KindTable, read_configmaps: Collection[tuple[str, str]], *, strict: bool = False
+) -> Split:
+    """Sort the documents into compiled, passed through and skipped. ``kinds`` is every kind the run reads;
+    ``read_configmaps`` the ``(namespace, name)`` of the ConfigMaps the compiler reads besides its config (the
+    CA-bundle source, scheduler configs); ``strict`` makes pass-through an error."""
     out = Split()
     problems: list[Problem] = []
-    ca_bundle = _ca_bundle_name(docs)
     for doc in docs:
         if _is_kustomize(doc):
             out.notes.append(doc.problem("a kustomize file, not a Kubernetes object: skipped", severity="note"))
-        elif not doc.api_version or not doc.kind:
+        elif not doc.api_version and not doc.kind:
             out.notes.append(doc.problem("not a Kubernetes object (no apiVersion and kind): skipped", severity="note"))
-        elif group_of(doc.api_version) == C.SERVING_GROUP and (doc.api_version, doc.kind) not in SUPPORTED_KINDS:
-            problems.append(_unknown_kserve_kind(doc))
-        elif _compiled(doc, ca_bundle):
+        elif not doc.api_version or not doc.kind:
+            missing = "apiVersion" if not doc.api_version else "kind"
+            problems.append(doc.problem(f"{missing} is required (a Kubernetes object has both apiVersion and kind)", missing))
+        elif group_of(doc.api_version) == C.SERVING_GROUP and (doc.api_version, doc.kind) not in kinds:
+            problems.append(unsupported_kind(doc, kinds))
+        elif _compiled(doc, kinds, read_configmaps):
             out.compiled.append(doc)
-            if doc.kind in READ_ONLY_KINDS and doc.api_version == "v1":
+            if (doc.api_version, doc.kind) in READ_ONLY_KINDS:
                 out.notes.append(doc.problem(READ_ONLY_NOTE, severity="note"))
+            elif doc.kind == "ConfigMap" and not is_config(doc):
+                out.notes.append(doc.problem(READ_CONFIGMAP_NOTE, severity="note"))
         elif strict:
             problems.append(
                 doc.problem(
@@ -92,42 +101,22 @@ def expand_lists(docs: Sequence[Document]) -> list[Document]:
     return out
 
 
-def _unknown_kserve_kind(doc: Document) -> Problem:
-    from ..checks.suggest import did_you_mean
-
-    known = sorted({f"{v}/{k}" for v, k in SUPPORTED_KINDS if group_of(v) == C.SERVING_GROUP})
-    hint = did_you_mean(f"{doc.api_version}/{doc.kind}", known)
-    return doc.problem(
-        f"unsupported apiVersion/kind {doc.api_version}/{doc.kind}{hint} (kserve-compile reads {', '.join(known)}; "
-        "LLMInferenceService and LocalModelCache are not rendered)",
-        "kind",
-    )
-
-
 def _is_kustomize(doc: Document) -> bool:
     return os.path.basename(doc.file) in KUSTOMIZE_FILE_NAMES or group_of(doc.api_version) == KUSTOMIZE_GROUP
 
 
-def _compiled(doc: Document, ca_bundle: str | None) -> bool:
+def is_config(doc: Document) -> bool:
+    """The ``inferenceservice-config`` ConfigMap (found by name, wherever it is)."""
+    return (doc.api_version, doc.kind, doc.name) == ("v1", "ConfigMap", C.CONFIGMAP_NAME)
+
+
+def configmap_key(doc: Document) -> tuple[str, str]:
+    return (doc.namespace or "default", doc.name)
+
+
+def _compiled(doc: Document, kinds: KindTable, read_configmaps: Collection[tuple[str, str]]) -> bool:
     if group_of(doc.api_version) == C.SERVING_GROUP:
-        return True  # an unknown KServe kind is reported by the compiler
+        return True
     if (doc.api_version, doc.kind) == ("v1", "ConfigMap"):
-        return doc.name == C.CONFIGMAP_NAME or (doc.name == ca_bundle and doc.namespace in ("", C.KSERVE_NAMESPACE))
-    return (doc.api_version, doc.kind) in SUPPORTED_KINDS
-
-
-def _ca_bundle_name(docs: Sequence[Document]) -> str | None:
-    """``storageInitializer.caBundleConfigMapName`` of the inputs' config (None if unset or unreadable here)."""
-    from .context import load_config
-
-    try:
-        config = load_config(
-            [d for d in docs if (d.api_version, d.kind, d.name) == ("v1", "ConfigMap", C.CONFIGMAP_NAME)]
-        )
-    except CompileError:
-        return None  # the compiler reports it
-    return config.storage_initializer.ca_bundle_config_map_name or None
-
-
-def passed_objects(split: Split) -> list[dict[str, Any]]:
-    return [doc.data for doc in split.passed]
+        return is_config(doc) or configmap_key(doc) in read_configmaps
+    return (doc.api_version, doc.kind) in kinds

@@ -11,7 +11,7 @@ from ..errors import CompileError, InputError, Problem
 from ..inputs.cluster_state import ClusterState
 from ..inputs.config import KServeConfig
 from .agent import download_jobs
-from .collect import LocalModelInputs
+from .collection import LocalModelInputs
 from .controller import (
     Consumer,
     ControllerOutput,

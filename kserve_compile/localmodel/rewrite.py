@@ -14,7 +14,7 @@ from ..inputs.config import KServeConfig
 from ..inputs.resources import InferenceService
 
 if TYPE_CHECKING:
-    from .collect import LocalModelInputs
+    from .collection import LocalModelInputs
 
 _KEYS = (
     (C.LABEL_LOCAL_MODEL, C.LABEL_LOCAL_MODEL_NAMESPACE),

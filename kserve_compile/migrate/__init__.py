@@ -20,8 +20,8 @@ import jsonpatch
 
 from .. import constants as C
 from ..errors import CompileError, InputError, Problem
-from ..inputs.config import KServeConfig
-from ..inputs.context import config_documents, load_config
+from ..inputs.config import KServeConfig, load_config
+from ..inputs.gather import config_documents
 from ..inputs.parse import Document, expand_paths, parse_text, read_source
 from .edit import Change, Editor
 from .roundtrip import Chunk, dump, load, split_documents, verify

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import ValidationError
+
 from .. import constants as C
 from ..inputs.config import KServeConfig
 from ..inputs.resources import FRAMEWORKS, ComponentExtension, InferenceService, ModelFormat, ModelSpec, PredictorSpec
@@ -145,3 +147,15 @@ def _no_token(component: Any) -> Any:
     return component.__class__.model_validate(
         {**_public(component), **component.k8s, "automountServiceAccountToken": False}
     )
+
+
+def admitted(obj: dict[str, Any], config: KServeConfig | None) -> dict[str, Any]:
+    """An InferenceService as the API server checks it against its schema: after the mutating webhook (which,
+    e.g., names a lone custom container ``kserve-container``). Other objects, and ones that do not parse, as given."""
+    if config is None or obj.get("kind") != "InferenceService":
+        return obj
+    try:
+        isvc = InferenceService.model_validate(obj)
+    except ValidationError:
+        return obj
+    return default_isvc(isvc, config).model_dump(by_alias=True, exclude_none=True)

@@ -18,17 +18,14 @@ from ..inputs.config import KServeConfig
 from ..inputs.resources import InferenceService, ServingRuntime
 from ..provenance import is_tracing, stamp
 from ..provenance.sources import component_origin
-from ..render.ingress.standard import standard_status
-from ..render.workloads.standard.service import service
 from .admission import validate_isvc
 from .components import Component, build_explainer, build_predictor, build_transformer
 from .defaulting import default_isvc
 from .mode import legacy_warning, resolve_mode
-from .routes import RoutedComponent, RouteInput
 
 if TYPE_CHECKING:  # Knative, canary and multi-node support load only when an isvc needs them
-    from ..render.workloads.multinode import MultiNode
     from .canary import Canary
+    from .multinode import MultiNode
 
 
 @dataclass
@@ -88,7 +85,7 @@ def _plan_standard_extras(
     """Standard mode only: the multi-node head replaces the predictor; canaries are built beside it."""
     isvc = plan.isvc
     if isvc.spec.predictor.worker_spec is not None:
-        from ..render.workloads.multinode import expand_multinode
+        from .multinode import expand_multinode
 
         plan.multinode = expand_multinode(isvc, stable, config, labels)
         plan.components[0] = plan.multinode.head
@@ -96,32 +93,3 @@ def _plan_standard_extras(
         from .canary import build_canaries
 
         plan.canaries = build_canaries(isvc, stable, config, runtimes, labels)
-
-
-def route_input(plan: Plan, config: KServeConfig) -> RouteInput:
-    """What the ingress builders and status read from a plan."""
-    routed = {
-        c.kind: RoutedComponent(c.kind, c.name, c.spec.timeout, tuple(service(c, config)["spec"]["ports"]))
-        for c in plan.components
-    }
-    meta = plan.isvc.metadata
-    canaries: tuple[tuple[str, int], ...] = ()
-    if plan.canaries:
-        from .canary import route_canaries
-
-        canaries = route_canaries(plan.canaries)
-    return RouteInput(meta.name, meta.namespace, dict(meta.labels), dict(meta.annotations), routed, canaries)
-
-
-def plan_status(plan: Plan, config: KServeConfig) -> dict:
-    """``status.url``, ``status.address`` and component URLs as KServe would report them for this plan."""
-    route = route_input(plan, config)
-    if plan.mode == C.MODE_KNATIVE:
-        from ..render.ingress.virtualservice import knative_status
-
-        return knative_status(route, config)
-    return standard_status(route, config)
-
-
-def isvc_address(plan: Plan, config: KServeConfig) -> str:
-    return str((plan_status(plan, config).get("address") or {}).get("url", ""))

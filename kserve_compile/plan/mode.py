@@ -8,8 +8,6 @@ from .. import constants as C
 from ..errors import InputError
 from ..inputs.config import KServeConfig
 
-SUPPORTED = (C.MODE_STANDARD, C.MODE_KNATIVE, C.MODE_MODELMESH)
-
 
 def resolve_mode(annotations: Mapping[str, str], status_mode: str | None, config: KServeConfig) -> str:
     """status.deploymentMode, else the annotation (legacy names mapped, unknown values ignored), else the ConfigMap."""
@@ -18,7 +16,7 @@ def resolve_mode(annotations: Mapping[str, str], status_mode: str | None, config
     value = annotations.get(C.ANN_DEPLOYMENT_MODE)
     if value is not None:
         value = C.LEGACY_MODES.get(value, value)
-        if value in SUPPORTED:
+        if value in C.DEPLOYMENT_MODES:
             return value
     mode = config.deploy.default_deployment_mode
     if not mode:

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 from .. import constants as C
 from ..errors import InputError
 from ..inputs.config import KServeConfig
-from .domain import generate_domain_name
+from .domain import generate_domain_name, service_hostname
 
 
 class RoutedComponent(NamedTuple):
@@ -93,3 +93,30 @@ def standard_is_internal(route: RouteInput, config: KServeConfig) -> bool:
         route.labels.get(C.LABEL_KSERVE_VISIBILITY) == C.VISIBILITY_CLUSTER_LOCAL
         or config.ingress.ingress_domain == C.CLUSTER_LOCAL_DOMAIN
     )
+
+
+def knative_is_internal(route: RouteInput, config: KServeConfig) -> bool:
+    """Cluster-local: Knative's visibility label on the isvc, or a route host equal to the isvc's cluster host."""
+    if route.labels.get(C.LABEL_KNATIVE_VISIBILITY) == C.VISIBILITY_CLUSTER_LOCAL:
+        return True
+    return external_host(route, config) == service_hostname(route.name, route.namespace)
+
+
+def external_host(route: RouteInput, config: KServeConfig) -> str:
+    """The isvc's external host, cut from the entry component's route host (see the module docstring)."""
+    entry = route.entry
+    host = component_host(route, config, entry)
+    # Go's strings.Replace(host, old, "", 1) on the component's kind; the "-default" test is on the whole host, so
+    # with a "{{.Name}}-{{.Namespace}}" template namespace "default" loses its suffix as well (KServe's behaviour).
+    kind = "transformer" if route.transformer is not None else "predictor"
+    cut = f"-{kind}-default" if "-default" in host else f"-{kind}"
+    return host.replace(cut, "", 1)
+
+
+def component_host(route: RouteInput, config: KServeConfig, comp: RoutedComponent) -> str:
+    # Every component's ksvc carries the isvc's labels, so Knative makes all of them cluster-local together.
+    if route.labels.get(C.LABEL_KNATIVE_VISIBILITY) == C.VISIBILITY_CLUSTER_LOCAL:
+        return service_hostname(comp.service_name, route.namespace)
+    labels = route.labels if comp.labels is None else comp.labels
+    annotations = route.annotations if comp.annotations is None else comp.annotations
+    return generate_domain_name(comp.service_name, route.namespace, config.ingress, labels, annotations)

@@ -1,6 +1,6 @@
 """``kserve-compile explain``: the rendered objects with the origin of every value.
 
-Renders with :func:`provenance.tracing` on, then reads each leaf's origin: as trailing comments on the rendered
+Reads each leaf's origin of objects rendered with tracing on (the driver's ``CompileOptions(trace=True)``): as trailing comments on the rendered
 YAML (the same bytes ``render`` prints, plus comments), as JSON (field path → origin chain), or for one field with
 its whole chain ("the runtime's default, then overridden by the isvc's field").
 """
@@ -13,14 +13,12 @@ from typing import Any
 
 import orjson
 
-from ..driver import compile_documents
 from ..emit import dump_yaml
 from ..emit.order import object_ref
 from ..emit.yaml_text import key_line_count, scalar_line_count
 from ..errors import UsageError
-from ..inputs.context import read_inputs
 from ..inputs.parse import split_path
-from . import Origin, origin_of, origins, path_text, tracing
+from . import Origin, origin_of, origins, path_text
 
 UNTRACED = "not traced (booleans and nulls cannot carry an origin)"
 
@@ -30,12 +28,6 @@ class FieldOrigin:
     path: str
     value: Any
     chain: tuple[Origin, ...]  # most recent first; empty when the value is not traced
-
-
-def explain_paths(paths: Sequence[str], config_file: str | None = None) -> list[dict[str, Any]]:
-    """The rendered objects, each scalar carrying its origin."""
-    with tracing():
-        return compile_documents(read_inputs(paths, config_file)).objects
 
 
 def select(objects: Sequence[dict[str, Any]], wanted: str | None) -> list[dict[str, Any]]:

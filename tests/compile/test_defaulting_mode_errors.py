@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from kserve_compile.driver import compile_documents
+from kserve_compile.driver import compile as compile_documents
 from kserve_compile.errors import CompileError, InputError
 from kserve_compile.inputs.config import parse_config
-from kserve_compile.inputs.context import embedded_configmap
+from kserve_compile.inputs.defaults import embedded_configmap
 from kserve_compile.inputs.parse import parse_text
 from kserve_compile.plan.defaulting import default_isvc
 from kserve_compile.plan.mode import legacy_warning, resolve_mode

@@ -8,13 +8,18 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kserve_compile.api import render_files
+from kserve_compile.api import CompileOptions, render_files, render_result
 from kserve_compile.emit import dump_yaml
 from kserve_compile.errors import UsageError
-from kserve_compile.provenance.explain import annotated_yaml, as_json, explain_paths, field_origin, select
+from kserve_compile.provenance.explain import annotated_yaml, as_json, field_origin, select
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "golden"
+
+
+def explain_paths(paths: list[str]) -> list[dict]:
+    """What ``kserve-compile explain`` renders: the driver with tracing on."""
+    return render_result(paths, options=CompileOptions(trace=True)).objects
 
 
 def golden(name: str) -> str:

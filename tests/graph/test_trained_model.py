@@ -11,8 +11,8 @@ import pytest
 from pydantic import ValidationError
 
 from kserve_compile.errors import InputError
-from kserve_compile.graph import (
-    TrainedModel,
+from kserve_compile.graph.resources import TrainedModel
+from kserve_compile.graph.trained_model import (
     check_trained_models,
     group_by_isvc,
     model_config_json,

@@ -6,7 +6,7 @@ from typing import Any
 
 import yaml
 
-from kserve_compile.driver import compile_documents
+from kserve_compile.driver import compile as compile_documents
 from kserve_compile.errors import CompileError
 from kserve_compile.inputs.parse import parse_text
 

@@ -114,7 +114,7 @@ def test_crlf_files_stay_crlf():
 
 def _shipped():
     from kserve_compile.inputs.config import parse_config
-    from kserve_compile.inputs.context import embedded_configmap
+    from kserve_compile.inputs.defaults import embedded_configmap
     from kserve_compile.migrate.rules import Settings
 
     return Settings.from_config(parse_config(embedded_configmap()["data"]))

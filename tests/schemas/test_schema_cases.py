@@ -303,9 +303,9 @@ def test_shipped_runtime_and_storage_data_pass(path: Path) -> None:
 
 def test_every_golden_object_passes() -> None:
     # Inputs are checked as the API server checks them: after the mutating webhook (admitted form).
-    from kserve_compile.checks.offline import admitted
     from kserve_compile.inputs.config import parse_config
-    from kserve_compile.inputs.context import embedded_configmap
+    from kserve_compile.inputs.defaults import embedded_configmap
+    from kserve_compile.plan.defaulting import admitted
 
     files = sorted((REPO / "golden").rglob("*.yaml"))
     assert files

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kserve_compile.driver import compile_documents
+from kserve_compile.driver import compile as compile_documents
 from kserve_compile.errors import CompileError
 from kserve_compile.inputs.parse import parse_text
 

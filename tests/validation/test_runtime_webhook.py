@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from kserve_compile.inputs.context import embedded_runtimes
+from kserve_compile.inputs.defaults import embedded_runtimes
 from kserve_compile.inputs.resources import ServingRuntime
 from kserve_compile.inputs.runtime_webhook import validate_runtimes
 

@@ -3,13 +3,14 @@ checks on them (``validation.py``); see ``models.py`` for the KServe API types t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import constants as C
 from ..errors import CompileError, Problem
 from ..inputs.parse import Document
+from ..inputs.typed import typed
 from .models import (
     AnyCache,
     LocalModelCache,
@@ -20,7 +21,7 @@ from .models import (
 )
 from .validation import duplicate_source_uris, missing_node_groups
 
-KINDS: dict[str, type[Any]] = {
+TYPES: dict[str, type[Any]] = {
     C.KIND_LOCAL_MODEL_CACHE: LocalModelCache,
     C.KIND_LOCAL_MODEL_NAMESPACE_CACHE: LocalModelNamespaceCache,
     C.KIND_LOCAL_MODEL_NODE_GROUP: LocalModelNodeGroup,
@@ -48,16 +49,13 @@ class LocalModelInputs:
         ]
 
 
-Typer = Callable[[Document, type[Any]], Any]
-
-
-def collect(docs: Sequence[Document], typed: Typer, problems: list[Problem]) -> LocalModelInputs:
+def collect_local_models(docs: Sequence[Document], problems: list[Problem]) -> LocalModelInputs:
     """Type the local-model documents and run KServe's admission checks; problems are appended, located."""
     out = LocalModelInputs()
     seen: dict[tuple[str, str, str], Document] = {}
     for doc in docs:
         try:
-            obj = typed(doc, KINDS[doc.kind])
+            obj = typed(doc, TYPES[doc.kind])
         except CompileError as exc:
             problems.extend(exc.problems)
             continue
