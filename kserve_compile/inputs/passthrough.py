@@ -59,7 +59,9 @@ def split_inputs(
             out.notes.append(doc.problem("not a Kubernetes object (no apiVersion and kind): skipped", severity="note"))
         elif not doc.api_version or not doc.kind:
             missing = "apiVersion" if not doc.api_version else "kind"
-            problems.append(doc.problem(f"{missing} is required (a Kubernetes object has both apiVersion and kind)", missing))
+            problems.append(
+                doc.problem(f"{missing} is required (a Kubernetes object has both apiVersion and kind)", missing)
+            )
         elif group_of(doc.api_version) == C.SERVING_GROUP and (doc.api_version, doc.kind) not in kinds:
             problems.append(unsupported_kind(doc, kinds))
         elif _compiled(doc, kinds, read_configmaps):
