@@ -65,17 +65,20 @@ class ServerState:
         self.batchers: dict[str, Batcher] = {}  # model name -> the batcher of its serving instance
         self._inline_us = options.inline_inference_us
         self._lock: asyncio.Lock | None = None
+        self.closing = False  # stop() was called: repository loads answer 503
         self.collector = StatsCollector(self.model_stats)
         self.decode_pool = DecodePool(options.process_decode_bytes)
 
     def start(self) -> None:
         """Start the inference threads and batchers (in the serving process, after any fork/spawn)."""
+        self.closing = False
         if self.runner is None:
             self.runner = InferenceRunner(self.options.max_threads)
         for model in self.repository.models.values():
             self._attach_batcher(model)
 
     def stop(self) -> None:
+        self.closing = True
         if self.runner is not None:
             self.runner.close()
             self.runner = None
@@ -123,9 +126,13 @@ class ServerState:
         return self._lock
 
     async def load(self, name: str) -> OnnxModel:
-        """Load or reload ``name``; the serving instance (if any) keeps serving until the new one is ready."""
+        """Load or reload ``name``; the serving instance (if any) keeps serving until the new one is ready.
+
+        Raises what ModelRepository.build raises (LoadRefused 400, ModelNotFound 404, ModelNotReady 503), and
+        ModelNotReady while the server shuts down. Loads wait for one another (Triton's do too)."""
         repository = self.repository
         async with self._repository_lock():
+            self._refuse_while_closing(name)
             try:
                 model = await asyncio.get_running_loop().run_in_executor(None, repository.build, name)
             except ModelNotReady as exc:
@@ -133,12 +140,17 @@ class ServerState:
                     repository.failures[name] = exc.detail
                 logger.error("model %s: load failed: %s", name, exc.detail)
                 raise
+            self._refuse_while_closing(name)  # stop() came while it was building
             if self.runner is not None:
                 self._attach_batcher(model)
             repository.install(model)
             thaw_heap()
         logger.info("model %s: %s", name, model.summary())
         return model
+
+    def _refuse_while_closing(self, name: str) -> None:
+        if self.closing:
+            raise ModelNotReady(name, "the server is shutting down")
 
     async def unload(self, name: str) -> None:
         async with self._repository_lock():
