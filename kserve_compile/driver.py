@@ -45,7 +45,7 @@ from .render.isvc import render_isvc
 
 if TYPE_CHECKING:  # graph, LLM and local-model support load only when an input needs them
     from .graph.collection import GraphInputs
-    from .graph.resources import InferenceGraph, TrainedModel
+    from .graph.graph_types import InferenceGraph, TrainedModel
     from .graph.targets import IsvcTarget
     from .llmisvc.services import LLMResult
     from .localmodel.collection import LocalModelInputs

@@ -39,7 +39,7 @@ def deployment_mode_warnings(docs: Sequence[Document]) -> list[Problem]:
 def unknown_fields(doc: Document) -> list[Problem]:
     """Every unknown field of a KServe input in the structs KServe defines (not inside inlined Kubernetes types,
     which the API server's schema and ``validate`` check), each with its did-you-mean."""
-    from ..inputs.resources import InferenceService, ServingRuntime
+    from ..inputs.serving_types import InferenceService, ServingRuntime
 
     models: dict[str, type[InferenceService | ServingRuntime]] = {
         C.KIND_ISVC: InferenceService,
@@ -58,7 +58,7 @@ def unknown_fields(doc: Document) -> list[Problem]:
 def _fields(model: type) -> tuple[dict[str, type | None], frozenset[str], bool]:
     """A struct's fields by their YAML name → the KServe struct inside (or None); every known name; whether it
     rejects unknown fields (KServe's structs do; ObjectMeta-like ones here ignore them)."""
-    from ..inputs.resources import Spec
+    from ..inputs.serving_types import Spec
 
     fields = {(f.alias or name): _struct(f.annotation) for name, f in model.model_fields.items()}  # type: ignore[attr-defined]
     return fields, frozenset(fields) | frozenset(getattr(model, "K8S_FIELDS", ())), issubclass(model, Spec)

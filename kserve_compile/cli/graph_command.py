@@ -15,7 +15,7 @@ from .exits import guarded
 
 if TYPE_CHECKING:
     from ..driver import Result
-    from ..graph.resources import InferenceGraph
+    from ..graph.graph_types import InferenceGraph
     from ..graph.run import LocalPlan
     from ..inputs.parse import Document
 

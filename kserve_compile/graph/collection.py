@@ -10,7 +10,7 @@ from .. import constants as C
 from ..errors import InputError, Problem
 from ..inputs.parse import Document
 from ..inputs.typed import typed_all
-from .resources import InferenceGraph, TrainedModel
+from .graph_types import InferenceGraph, TrainedModel
 from .trained_model import group_by_isvc, validate_trained_model
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from .. import constants as C
 from ..errors import InputError
 from ..inputs.config import KServeConfig, RouterConfig
-from ..inputs.resources import ComponentExtension
+from ..inputs.serving_types import ComponentExtension
 from ..kube.quantity import QUANTITY_FORMAT_ERROR, canonical_quantity, is_quantity
 from ..plan.components import Component
 from ..plan.domain import generate_domain_name
@@ -27,7 +27,7 @@ from ..render.workloads.standard.autoscaler import autoscaler
 from ..render.workloads.standard.deployment import deployment, pod_template
 from ..render.workloads.standard.service import service
 from .gojson import go_dumps, normalize
-from .resources import GraphSpec, InferenceGraph
+from .graph_types import GraphSpec, InferenceGraph
 from .targets import IsvcTarget
 from .validation import validate_graph
 

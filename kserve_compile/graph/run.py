@@ -38,8 +38,8 @@ from urllib.parse import urlsplit, urlunsplit
 from .. import constants as C
 from ..errors import CompileError, InputError, Problem, UsageError
 from ..inputs.parse import Document
+from .graph_types import GraphSpec, InferenceGraph
 from .render import graph_json
-from .resources import GraphSpec, InferenceGraph
 from .targets import IsvcTarget, predict_path
 from .validation import validate_graph
 

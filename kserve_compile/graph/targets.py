@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .. import constants as C
-from ..inputs.resources import InferenceService, ServingRuntime
+from ..inputs.serving_types import InferenceService, ServingRuntime
 from ..plan.components import is_multi_model
 
 ARG_MODEL_NAME = "--model_name"

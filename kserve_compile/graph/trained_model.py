@@ -15,11 +15,11 @@ from typing import Any
 
 from .. import constants as C
 from ..errors import InputError
-from ..inputs.resources import InferenceService
+from ..inputs.serving_types import InferenceService
 from ..kube.quantity import QUANTITY_FORMAT_ERROR, canonical_quantity, is_quantity, parse_quantity
 from ..plan.components import is_multi_model
 from .gojson import go_dumps
-from .resources import TrainedModel
+from .graph_types import TrainedModel
 
 TM_NAME_REGEX = "^[a-zA-Z0-9_-]+$"
 _TM_NAME = re.compile(TM_NAME_REGEX)

@@ -21,8 +21,8 @@ from .defaults import builtin_runtimes, shipped_storage_containers
 from .kinds import CLUSTER, CONFIGMAP, ISVC, RUNTIME, KindTable
 from .parse import Document
 from .passthrough import configmap_key, is_config
-from .resources import InferenceService, ServingRuntime
 from .runtime_webhook import validate_runtimes
+from .serving_types import InferenceService, ServingRuntime
 from .typed import typed, typed_all
 
 

@@ -11,7 +11,7 @@ from .. import embedded
 from ..provenance import is_tracing
 from ..provenance.sources import tag_embedded
 from ..provenance.typed import retag_model
-from .resources import ServingRuntime
+from .serving_types import ServingRuntime
 
 
 @cache

@@ -17,7 +17,7 @@ from .. import constants as C
 from ..errors import InputError
 from ..plan.admission import blocked_env_problem, known_gpu_types, unknown_gpu_resource
 from .config import DEFAULT_GPU_RESOURCE_TYPES
-from .resources import ServingRuntime, ServingRuntimeSpec, SupportedModelFormat
+from .serving_types import ServingRuntime, ServingRuntimeSpec, SupportedModelFormat
 
 
 def validate_runtimes(

@@ -3,7 +3,7 @@
 Entry points for the driver: :data:`KINDS` (LLMInferenceService and LLMInferenceServiceConfig, ``v1alpha2`` and
 ``v1alpha1``), :func:`collect` and :func:`configmaps` (the scheduler-config ConfigMaps the services refer to, which
 the input stage reads instead of passing them through). Rendering is :mod:`.services` (``render_llm_services``);
-the modules, in pipeline order: ``models`` (typed inputs), ``conversion``, ``validation``, ``presets`` and
+the modules, in pipeline order: ``llm_types`` (typed inputs), ``conversion``, ``validation``, ``presets`` and
 ``combine`` (preset selection, ``spec_merge``, ``variables``), then the builders ``workload``, ``multinode``,
 ``storage``, ``kvcache``, ``tracing``, ``scheduler`` (+ ``scheduler_config``), ``router``, ``scaling``; ``render``
 runs them for one service and ``status`` reports its addresses. This module imports none of them at load.
@@ -17,7 +17,7 @@ from .. import constants as C
 from ..errors import Problem
 from ..inputs.kinds import KindTable
 from ..inputs.parse import Document
-from .models import get_path
+from .llm_types import get_path
 
 FEATURE = "llmisvc"
 KINDS: KindTable = {

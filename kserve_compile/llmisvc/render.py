@@ -18,7 +18,7 @@ from .common import Obj, finish, meta
 from .dra import claim_template
 from .dra import enabled as dra_enabled
 from .dra import validate as validate_dra
-from .models import LLMService, Spec, get_path, has_managed_scheduler
+from .llm_types import LLMService, Spec, get_path, has_managed_scheduler
 from .multinode import main_lws, prefill_lws
 from .options import LLMOptions
 from .presets import ConfigStore

@@ -2,7 +2,7 @@
 
 :func:`render_llm_services`: the run's LLMInferenceService (``v1alpha2``, or ``v1alpha1`` converted)
 and LLMInferenceServiceConfig documents in, every object the controller would create out, with the problems found
-(located in their documents). The modules, in pipeline order: ``models`` (typed inputs), ``conversion``,
+(located in their documents). The modules, in pipeline order: ``llm_types`` (typed inputs), ``conversion``,
 ``validation``, ``presets`` and ``combine`` (preset selection, ``spec_merge``, ``variables``), then the builders
 ``workload``, ``multinode``, ``storage``, ``kvcache``, ``tracing``, ``scheduler`` (+ ``scheduler_config``),
 ``router``, ``scaling``; ``render`` runs them for one service and ``status`` reports its addresses.
@@ -21,14 +21,7 @@ from ..inputs.cluster_state import ClusterState
 from ..inputs.config import KServeConfig
 from ..inputs.parse import Document
 from .conversion import convert_spec
-from .models import (
-    KIND_LLMISVC_CONFIG,
-    V1ALPHA1,
-    LLMConfig,
-    LLMService,
-    drop_nulls,
-    get_path,
-)
+from .llm_types import KIND_LLMISVC_CONFIG, V1ALPHA1, LLMConfig, LLMService, drop_nulls, get_path
 from .names import ROUTING_GROUP
 from .options import LLMOptions, options_from_config
 from .presets import ConfigStore

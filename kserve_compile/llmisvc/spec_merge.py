@@ -17,7 +17,7 @@ import orjson
 from ..datacopy import clone
 from ..kube.merge import CONTAINER_LIST_KEYS, POD_SPEC_LIST_KEYS, strategic_merge
 from ..provenance import is_tracing
-from .models import Spec
+from .llm_types import Spec
 
 POD_LIST_KEYS = {**POD_SPEC_LIST_KEYS, "topologySpreadConstraints": "topologyKey"}
 

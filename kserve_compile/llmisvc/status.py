@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import names as N
-from .models import LLMService, Spec, get_path, has_managed_scheduler, pool_name
+from .llm_types import LLMService, Spec, get_path, has_managed_scheduler, pool_name
 from .options import LLMOptions
 from .presets import pins
 from .render import STOP, RenderedService

@@ -30,8 +30,8 @@ from ..render.pod_webhook.storage import (
     parse_pvc_uri,
 )
 from .cabundle import inject_ca_bundle
+from .llm_types import LLMService, Spec, get_path
 from .lora import attach_adapters, download_pairs, enumerate_adapters
-from .models import LLMService, Spec, get_path
 
 MODEL_PATH = "/mnt/models"
 HF_DEFAULT_ENV = (

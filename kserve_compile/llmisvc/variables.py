@@ -21,7 +21,7 @@ import orjson
 from ..errors import InputError
 from ..gotemplate import GoPtr, GoTextTemplate, Struct, TemplateError, chain_digest
 from ..kube.quantity import parse_quantity
-from .models import LLMService, Spec
+from .llm_types import LLMService, Spec
 from .names import child_name
 from .spec_merge import Split
 

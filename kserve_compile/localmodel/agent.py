@@ -27,7 +27,7 @@ from ..render.pod_webhook.credentials import (
     add_storage_spec_credentials,
 )
 from ..render.pod_webhook.storage import local_model_storage_key, uri_supported
-from .models import LocalModelInfo
+from .cache_types import LocalModelInfo
 
 
 def download_jobs(

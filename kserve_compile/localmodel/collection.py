@@ -1,5 +1,5 @@
 """Typing the local-model inputs of a run (caches, node groups, Nodes, live LocalModelNodes) and KServe's admission
-checks on them (``validation.py``); see ``models.py`` for the KServe API types they mirror."""
+checks on them (``validation.py``); see ``cache_types.py`` for the KServe API types they mirror."""
 
 from __future__ import annotations
 
@@ -11,14 +11,7 @@ from .. import constants as C
 from ..errors import CompileError, Problem
 from ..inputs.parse import Document
 from ..inputs.typed import typed
-from .models import (
-    AnyCache,
-    LocalModelCache,
-    LocalModelNamespaceCache,
-    LocalModelNode,
-    LocalModelNodeGroup,
-    Node,
-)
+from .cache_types import AnyCache, LocalModelCache, LocalModelNamespaceCache, LocalModelNode, LocalModelNodeGroup, Node
 from .validation import duplicate_source_uris, missing_node_groups
 
 TYPES: dict[str, type[Any]] = {

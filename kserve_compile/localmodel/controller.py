@@ -28,7 +28,7 @@ from .. import constants as C
 from ..datacopy import clone
 from ..errors import InputError
 from ..kube.quantity import canonical_quantity
-from .models import AnyCache, LocalModelInfo, LocalModelNode, LocalModelNodeGroup, Node
+from .cache_types import AnyCache, LocalModelInfo, LocalModelNode, LocalModelNodeGroup, Node
 from .node_affinity import matches
 
 

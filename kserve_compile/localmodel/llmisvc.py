@@ -28,7 +28,7 @@ from ..inputs.config import LocalModelConfig
 from .matching import find_cache, local_model_metadata
 
 if TYPE_CHECKING:
-    from .models import LocalModelCache, LocalModelNamespaceCache
+    from .cache_types import LocalModelCache, LocalModelNamespaceCache
 
 
 def llm_local_model_metadata(

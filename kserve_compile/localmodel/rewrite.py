@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from .. import constants as C
 from ..inputs.config import KServeConfig
-from ..inputs.resources import InferenceService
+from ..inputs.serving_types import InferenceService
 
 if TYPE_CHECKING:
     from .collection import LocalModelInputs

@@ -21,7 +21,7 @@ from typing import Any
 from .. import constants as C
 from ..errors import InputError
 from ..inputs.config import KServeConfig
-from ..inputs.resources import FRAMEWORKS
+from ..inputs.serving_types import FRAMEWORKS
 from ..kube.quantity import canonical_quantity, is_quantity
 from ..plan.defaulting import FRAMEWORK_FORMATS, V2_BY_DEFAULT_FORMATS
 from .edit import Editor, Path, format_path

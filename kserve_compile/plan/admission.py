@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from .. import constants as C
 from ..errors import InputError
 from ..inputs.config import KServeConfig
-from ..inputs.resources import (
+from ..inputs.serving_types import (
     FRAMEWORKS,
     ComponentExtension,
     ExplainerSpec,

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 
 from ..errors import InputError
 from ..inputs.config import KServeConfig
-from ..inputs.resources import CanarySpec, ComponentExtension, InferenceService, PredictorSpec, ServingRuntime
+from ..inputs.serving_types import CanarySpec, ComponentExtension, InferenceService, PredictorSpec, ServingRuntime
 from ..kube.merge import merge_override
 from .components import Component, build_predictor
 

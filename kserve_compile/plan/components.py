@@ -20,7 +20,7 @@ from ..datacopy import clone
 from ..errors import InputError
 from ..gotemplate import GoTemplate, object_meta_data
 from ..inputs.config import KServeConfig
-from ..inputs.resources import ComponentExtension, InferenceService, ModelSpec, PredictorSpec, ServingRuntime
+from ..inputs.serving_types import ComponentExtension, InferenceService, ModelSpec, PredictorSpec, ServingRuntime
 from ..kube.fields import filtered, set_env
 from ..kube.merge import merge_containers, merge_pod_specs
 from ..provenance import carry_over, is_tracing, overriding, with_origin_of

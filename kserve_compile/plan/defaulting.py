@@ -13,7 +13,14 @@ from pydantic import ValidationError
 
 from .. import constants as C
 from ..inputs.config import KServeConfig
-from ..inputs.resources import FRAMEWORKS, ComponentExtension, InferenceService, ModelFormat, ModelSpec, PredictorSpec
+from ..inputs.serving_types import (
+    FRAMEWORKS,
+    ComponentExtension,
+    InferenceService,
+    ModelFormat,
+    ModelSpec,
+    PredictorSpec,
+)
 
 # Legacy framework field → (modelFormat.name, protocol set when unset)
 FRAMEWORK_FORMATS: dict[str, tuple[str, str | None]] = {

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from .. import constants as C
 from ..errors import InputError
 from ..inputs.config import KServeConfig
-from ..inputs.resources import InferenceService, ServingRuntime
+from ..inputs.serving_types import InferenceService, ServingRuntime
 from ..provenance import is_tracing, stamp
 from ..provenance.sources import component_origin
 from .admission import validate_isvc

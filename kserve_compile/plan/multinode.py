@@ -27,7 +27,7 @@ from .. import constants as C
 from ..datacopy import clone
 from ..errors import InputError
 from ..inputs.config import DEFAULT_GPU_RESOURCE_TYPES, KServeConfig
-from ..inputs.resources import InferenceService
+from ..inputs.serving_types import InferenceService
 from ..kube.fields import set_env
 from ..kube.merge import merge_containers, merge_pod_specs
 from ..kube.quantity import parse_quantity

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from .. import constants as C
 from ..errors import InputError
-from ..inputs.resources import ModelSpec, ServingRuntime, ServingRuntimeSpec, model_type
+from ..inputs.serving_types import ModelSpec, ServingRuntime, ServingRuntimeSpec, model_type
 
 UNRANKED_PROTOCOL = 5
 

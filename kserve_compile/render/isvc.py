@@ -16,7 +16,7 @@ from typing import Any
 from .. import constants as C
 from ..inputs.cluster_state import ClusterState
 from ..inputs.config import KServeConfig
-from ..inputs.resources import InferenceService
+from ..inputs.serving_types import InferenceService
 from ..plan.components import Component, is_multi_model
 from ..plan.isvc import Plan
 from ..plan.status import route_input

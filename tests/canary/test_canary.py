@@ -14,7 +14,7 @@ from kserve_compile import constants as C
 from kserve_compile.errors import InputError
 from kserve_compile.inputs.config import load_config
 from kserve_compile.inputs.defaults import embedded_runtimes
-from kserve_compile.inputs.resources import InferenceService
+from kserve_compile.inputs.serving_types import InferenceService
 from kserve_compile.plan.canary import (
     build_canaries,
     canary_predictors,

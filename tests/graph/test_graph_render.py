@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from kserve_compile.errors import InputError
+from kserve_compile.graph.graph_types import InferenceGraph
 from kserve_compile.graph.render import graph_json, graph_status_url, render_graph
-from kserve_compile.graph.resources import InferenceGraph
 from kserve_compile.graph.targets import IsvcTarget
 from kserve_compile.inputs.config import KServeConfig, parse_config
 

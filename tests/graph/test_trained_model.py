@@ -11,7 +11,7 @@ import pytest
 from pydantic import ValidationError
 
 from kserve_compile.errors import InputError
-from kserve_compile.graph.resources import TrainedModel
+from kserve_compile.graph.graph_types import TrainedModel
 from kserve_compile.graph.trained_model import (
     check_trained_models,
     group_by_isvc,
@@ -19,7 +19,7 @@ from kserve_compile.graph.trained_model import (
     predictor_memory_limit,
     validate_trained_model,
 )
-from kserve_compile.inputs.resources import InferenceService
+from kserve_compile.inputs.serving_types import InferenceService
 
 PREFIXES = "s3://, gs://, https://, http://"
 

@@ -13,7 +13,7 @@ import json
 import pytest
 
 from kserve_compile.inputs.config import parse_config
-from kserve_compile.inputs.resources import ComponentExtension, ServingRuntime
+from kserve_compile.inputs.serving_types import ComponentExtension, ServingRuntime
 from kserve_compile.plan.components import Component
 from kserve_compile.plan.runtime_select import Selected
 from kserve_compile.render.workloads.knative import (

@@ -14,7 +14,7 @@ import pytest
 
 from kserve_compile.errors import InputError
 from kserve_compile.inputs.config import KServeConfig, parse_config
-from kserve_compile.inputs.resources import ComponentExtension
+from kserve_compile.inputs.serving_types import ComponentExtension
 from kserve_compile.plan.components import Component
 from kserve_compile.render.workloads.knative import knative_service, revision_template
 

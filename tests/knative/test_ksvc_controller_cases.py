@@ -14,7 +14,7 @@ from typing import Any
 
 from kserve_compile.inputs.config import KServeConfig, parse_config
 from kserve_compile.inputs.defaults import embedded_runtimes
-from kserve_compile.inputs.resources import InferenceService, ServingRuntime
+from kserve_compile.inputs.serving_types import InferenceService, ServingRuntime
 from kserve_compile.plan.components import Component
 from kserve_compile.plan.isvc import plan_isvc
 from kserve_compile.render.workloads.knative import knative_service

@@ -95,7 +95,7 @@ def test_merged_spec_is_the_services_own(monkeypatch: Any) -> None:
 def test_route_fix_ups_copy_the_shared_route() -> None:
     # the route stays shared with the render caches until a fix-up changes it: then it is copied first
     from kserve_compile.llmisvc.combine import _fix_route
-    from kserve_compile.llmisvc.models import LLMService
+    from kserve_compile.llmisvc.llm_types import LLMService
 
     shared_route = {
         "http": {"spec": {"rules": [{"backendRefs": [{"kind": "InferencePool", "name": "x-inference-pool"}]}]}}

@@ -10,7 +10,7 @@ import pytest
 from kserve_compile.errors import CompileError
 from kserve_compile.inputs.config import parse_config
 from kserve_compile.inputs.defaults import embedded_configmap
-from kserve_compile.inputs.resources import FRAMEWORKS
+from kserve_compile.inputs.serving_types import FRAMEWORKS
 from kserve_compile.migrate import migrate_text
 from kserve_compile.migrate.rules import ISVC_RULES, Settings
 

@@ -14,7 +14,7 @@ from kserve_compile import constants as C
 from kserve_compile.errors import InputError
 from kserve_compile.inputs.config import load_config
 from kserve_compile.inputs.defaults import embedded_runtimes
-from kserve_compile.inputs.resources import ComponentExtension, InferenceService, ServingRuntime
+from kserve_compile.inputs.serving_types import ComponentExtension, InferenceService, ServingRuntime
 from kserve_compile.plan.components import Component, build_predictor
 from kserve_compile.plan.isvc import plan_isvc
 from kserve_compile.plan.multinode import (

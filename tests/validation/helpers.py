@@ -10,7 +10,7 @@ import pytest
 from kserve_compile.errors import InputError
 from kserve_compile.inputs.config import KServeConfig, parse_config
 from kserve_compile.inputs.defaults import embedded_configmap
-from kserve_compile.inputs.resources import InferenceService
+from kserve_compile.inputs.serving_types import InferenceService
 from kserve_compile.plan.admission import validate_isvc
 from kserve_compile.plan.defaulting import default_isvc
 

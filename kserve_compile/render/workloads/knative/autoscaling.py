@@ -12,7 +12,7 @@ from collections.abc import Mapping, MutableMapping
 
 from .... import constants as C
 from ....inputs.config import KServeConfig
-from ....inputs.resources import ComponentExtension
+from ....inputs.serving_types import ComponentExtension
 from ....plan.components import Component
 
 # Go's strconv.Atoi (base 10): an optional sign, then ASCII digits only — no spaces, underscores or prefixes.

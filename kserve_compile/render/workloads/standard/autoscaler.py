@@ -7,7 +7,7 @@ from typing import Any
 from .... import constants as C
 from ....errors import InputError
 from ....inputs.config import KServeConfig
-from ....inputs.resources import ComponentExtension, MetricQuantityTarget
+from ....inputs.serving_types import ComponentExtension, MetricQuantityTarget
 from ....kube.quantity import canonical_quantity
 from ....plan.components import Component
 

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from ..inputs.resources import ObjectMeta
+from ..inputs.serving_types import ObjectMeta
 
 RouterType = Literal["Sequence", "Splitter", "Ensemble", "Switch"]
 ScaleMetric = Literal["cpu", "memory", "concurrency", "rps"]

@@ -10,13 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..constants import (
-    KIND_LLMISVC,
-    KIND_LLMISVC_CONFIG,
-    KSERVE_NAMESPACE,
-    V1ALPHA1,
-    V1ALPHA2,
-)
+from ..constants import KIND_LLMISVC, KIND_LLMISVC_CONFIG, KSERVE_NAMESPACE, V1ALPHA1, V1ALPHA2
 from ..inputs.parse import Document
 
 SYSTEM_NAMESPACE = KSERVE_NAMESPACE

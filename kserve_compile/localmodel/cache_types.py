@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from pydantic.alias_generators import to_camel
 
 from .. import constants as C
-from ..inputs.resources import ObjectMeta
+from ..inputs.serving_types import ObjectMeta
 from ..kube.quantity import is_quantity
 
 
