@@ -9,6 +9,7 @@ unknown field) are defined here once.
 from __future__ import annotations
 
 import difflib
+import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -76,6 +77,11 @@ class UsageError(Exception):
 
 
 # --- the shared wordings ------------------------------------------------------------------------------------------
+
+
+def go_quote(text: str) -> str:
+    """Go's ``%q`` for the strings that appear in KServe's messages (close enough: JSON string syntax)."""
+    return json.dumps(text, ensure_ascii=False)
 
 
 def closest(word: str, known: Iterable[str]) -> str | None:

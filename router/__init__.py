@@ -10,4 +10,4 @@ routing semantics, status codes, error bodies and Go JSON bytes. Modules: :mod:`
 from .engine import RouteError, Router, TraceEvent
 from .spec import Graph, SpecError, parse_graph
 
-__all__ = ["Graph", "RouteError", "Router", "SpecError", "TraceEvent", "parse_graph"]
+__all__ = ["client", "server", "Graph", "RouteError", "Router", "SpecError", "TraceEvent", "parse_graph"]

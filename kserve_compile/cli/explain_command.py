@@ -33,8 +33,8 @@ def explain(
 
     def body() -> None:
         from ..driver import compile
+        from ..emit.explain import annotated_yaml, as_json, describe_field, field_origin, select
         from ..inputs.gather import read_inputs
-        from ..provenance.explain import annotated_yaml, as_json, describe_field, field_origin, select
 
         objects = select(compile(read_inputs(files, config), compile_options(None, trace=True)).objects, obj)
         if field is not None:

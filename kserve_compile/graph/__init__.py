@@ -31,4 +31,17 @@ def collect(docs: Sequence[Document], problems: list[Problem]) -> GraphInputs:
     return collect_graph_inputs(docs, problems)
 
 
-__all__ = ["FEATURE", "KINDS", "collect"]
+__all__ = [
+    # modules
+    "collection",
+    "graph_types",
+    "render",
+    "run",
+    "show",
+    "targets",
+    "trained_model",
+    # names
+    "FEATURE",
+    "KINDS",
+    "collect",
+]

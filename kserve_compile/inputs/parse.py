@@ -18,6 +18,7 @@ import yaml
 
 from ..errors import CompileError, Problem, UsageError
 from ..gcpause import gc_paused
+from ..kube.fields import split_path
 
 YAML_SUFFIXES = (".yaml", ".yml", ".json")
 MAX_INPUT_BYTES = 64 * 1024 * 1024
@@ -68,36 +69,6 @@ class Document:
     def problem(self, message: str, path: str = "", severity: str = "error") -> Problem:
         line, col = self.locate(path)
         return Problem(message, path, self.kind, self.name, self.file, line, col, severity)
-
-
-def split_path(path: str) -> tuple[str | int, ...]:
-    """``a.b[2].c`` → ``("a", "b", 2, "c")``; keys containing dots may be written ``labels[app.kubernetes.io/x]``."""
-    out: list[str | int] = []
-    token = ""
-    i = 0
-    while i < len(path):
-        ch = path[i]
-        if ch == ".":
-            if token:
-                out.append(token)
-            token = ""
-        elif ch == "[":
-            if token:
-                out.append(token)
-            token = ""
-            end = path.find("]", i)
-            if end < 0:  # a key that itself contains "[": keep the rest as one token
-                token = path[i:]
-                break
-            inner = path[i + 1 : end]
-            out.append(int(inner) if inner.isdigit() else inner)
-            i = end
-        else:
-            token += ch
-        i += 1
-    if token:
-        out.append(token)
-    return tuple(out)
 
 
 def expand_paths(paths: Iterable[str]) -> list[str]:

@@ -15,7 +15,7 @@ from typing import Any
 
 from .. import constants as C
 from ..errors import InputError
-from ..plan.admission import blocked_env_problem, known_gpu_types, unknown_gpu_resource
+from ..kube.validation import blocked_env_problem, known_gpu_types, unknown_gpu_resource
 from .config import DEFAULT_GPU_RESOURCE_TYPES
 from .serving_types import ServingRuntime, ServingRuntimeSpec, SupportedModelFormat
 

@@ -34,3 +34,33 @@ def add_env_if_absent(container: dict[str, Any], name: str, value: str) -> None:
     env = _env(container)
     if not any(e.get("name") == name for e in env):
         env.append({"name": name, "value": value})
+
+
+def split_path(path: str) -> tuple[str | int, ...]:
+    """``a.b[2].c`` → ``("a", "b", 2, "c")``; keys containing dots may be written ``labels[app.kubernetes.io/x]``."""
+    out: list[str | int] = []
+    token = ""
+    i = 0
+    while i < len(path):
+        ch = path[i]
+        if ch == ".":
+            if token:
+                out.append(token)
+            token = ""
+        elif ch == "[":
+            if token:
+                out.append(token)
+            token = ""
+            end = path.find("]", i)
+            if end < 0:  # a key that itself contains "[": keep the rest as one token
+                token = path[i:]
+                break
+            inner = path[i + 1 : end]
+            out.append(int(inner) if inner.isdigit() else inner)
+            i = end
+        else:
+            token += ch
+        i += 1
+    if token:
+        out.append(token)
+    return tuple(out)

@@ -45,4 +45,4 @@ def configmaps(docs: Sequence[Document]) -> set[tuple[str, str]]:
     return out
 
 
-__all__ = ["FEATURE", "KINDS", "collect", "configmaps"]
+__all__ = ["services", "status", "FEATURE", "KINDS", "collect", "configmaps"]

@@ -43,4 +43,4 @@ def collect(docs: Sequence[Document], problems: list[Problem]) -> LocalModelInpu
     return collect_local_models(docs, problems)
 
 
-__all__ = ["FEATURE", "KINDS", "collect"]
+__all__ = ["collection", "controller", "render", "rewrite", "FEATURE", "KINDS", "collect"]

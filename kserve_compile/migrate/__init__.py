@@ -28,6 +28,7 @@ from .roundtrip import Chunk, dump, load, split_documents, verify
 from .rules import ISVC_RULES, Settings, apply_rules
 
 __all__ = [
+    "output",
     "ISVC_RULES",
     "FileMigration",
     "Migration",

@@ -8,13 +8,12 @@ names where the offending value sits in the input.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from .. import constants as C
-from ..errors import InputError
+from ..errors import InputError, go_quote
 from ..inputs.config import KServeConfig
 from ..inputs.serving_types import (
     FRAMEWORKS,
@@ -28,6 +27,12 @@ from ..inputs.serving_types import (
     StorageUri,
 )
 from ..kube.quantity import parse_quantity
+from ..kube.validation import (
+    blocked_env_problem,
+    container_env,
+    known_gpu_types,
+    unknown_gpu_resource,
+)
 
 ISVC_NAME_PATTERN = "[a-z]([-a-z0-9]*[a-z0-9])?"
 ISVC_NAME = re.compile(f"^{ISVC_NAME_PATTERN}$")
@@ -43,14 +48,12 @@ EXACTLY_ONE = {
     C.EXPLAINER: f"exactly one of [{EXPLAINER_FIELDS}] must be specified in ExplainerSpec",
 }
 
-BLOCKED_ENV_VARS = ("PYTHONPATH",)  # pkg/validation/env_policy.go DefaultBlockedEnvVars
 ENV_PROTOCOL = "PROTOCOL"  # custom predictor protocol env (CustomSpecProtocolEnvVarKey)
 KNATIVE_HPA_CLASS = "hpa.autoscaling.knative.dev"
 LOGGER_MODES = ("all", "request", "response")
 HPA_METRICS = ("cpu", "memory")
 KPA_METRICS = ("concurrency", "rps")
 STORAGE_SPEC_PREFIXES = ("s3://", "hdfs://", "webhdfs://")  # SupportedStorageSpecURIPrefixList
-BASIC_RESOURCES = ("cpu", "memory", "storage", "ephemeral-storage")
 ONNX_EXT = ".onnx"
 KBS_RESOURCE_ID = re.compile(r"^kbs:///[a-zA-Z0-9_.-]+/[a-zA-Z0-9_.-]+/[a-zA-Z0-9_.-]+$")
 QUANTITY_FORMAT = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
@@ -128,17 +131,8 @@ def _components(isvc: InferenceService) -> list[tuple[str, str, ComponentExtensi
     return out
 
 
-def _go_quote(text: str) -> str:
-    """Go's ``%q`` for ordinary text."""
-    return json.dumps(text, ensure_ascii=False)
-
-
-def _env(container: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    return [e for e in container.get("env") or [] if isinstance(e, Mapping)]
-
-
 def _env_index(container: Mapping[str, Any], name: str) -> int | None:
-    for index, env in enumerate(_env(container)):
+    for index, env in enumerate(container_env(container)):
         if env.get("name") == name:
             return index
     return None
@@ -168,7 +162,7 @@ class _Impl(NamedTuple):
             chosen = containers[0] if containers else None
         if chosen is None:
             return None
-        for env in _env(chosen):
+        for env in container_env(chosen):
             if env.get("name") == C.ENV_STORAGE_URI:
                 return str(env.get("value", ""))
         return None
@@ -212,7 +206,7 @@ def _check_metric_quantities(isvc: InferenceService) -> None:
                         parse_quantity(value)
                     except ValueError:
                         raise InputError(
-                            f"failed to parse quantity {_go_quote(value)}: {QUANTITY_FORMAT}", f"{where}.{field}"
+                            f"failed to parse quantity {go_quote(value)}: {QUANTITY_FORMAT}", f"{where}.{field}"
                         ) from None
 
 
@@ -289,52 +283,13 @@ def _check_blocked_env(isvc: InferenceService, paths: _Paths) -> None:
             raise InputError(f'the InferenceService "{isvc.metadata.name}" is invalid: {message}', path)
 
 
-def blocked_env_problem(
-    containers: Sequence[Mapping[str, Any]], base: str, *, single: bool = False
-) -> tuple[str, str] | None:
-    """``ValidateBlockedEnvVars``: the first blocked variable as (message, path); ``single`` = ``base`` is the container."""
-    for index, container in enumerate(containers):
-        for env_index, env in enumerate(_env(container)):
-            if env.get("name") in BLOCKED_ENV_VARS:
-                where = base if single else f"{base}[{index}]"
-                message = f"setting {env.get('name')} in container {_go_quote(str(container.get('name') or ''))} is not allowed for security reasons"
-                return message, f"{where}.env[{env_index}]"
-    return None
-
-
-def known_gpu_types(annotations: Mapping[str, str], configured: Sequence[str]) -> list[str] | str:
-    """``UpdateGPUResourceTypeListByAnnotation``: the GPU resource names, or KServe's error text for a bad annotation."""
-    types = list(configured)
-    text = annotations.get(C.ANN_GPU_RESOURCE_TYPES, "")
-    if text:
-        try:
-            custom = json.loads(text)
-        except ValueError:
-            custom = None
-        if not isinstance(custom, list) or not custom or not all(isinstance(t, str) and t for t in custom):
-            return f"invalid GPU format({text}) for {C.ANN_GPU_RESOURCE_TYPES} annotation: must be a valid JSON array"
-        types += [t for t in custom if t not in types]
-    return types
-
-
-def unknown_gpu_resource(resources: Any, gpu_types: Sequence[str]) -> str | None:
-    """``HasUnknownGpuResourceType``: the first resource name that is neither basic nor a known GPU type."""
-    if not isinstance(resources, Mapping):
-        return None
-    for section in ("limits", "requests"):
-        for name in resources.get(section) or {}:
-            if name not in BASIC_RESOURCES and name not in gpu_types:
-                return f"{section}[{name}]"
-    return None
-
-
 def _check_multi_node(isvc: InferenceService, config: KServeConfig, paths: _Paths) -> None:
     """``validateMultiNodeVariables`` (only with ``predictor.workerSpec``)."""
     predictor = isvc.spec.predictor
     worker = predictor.worker_spec
     if worker is None:
         return
-    name = _go_quote(isvc.metadata.name)
+    name = go_quote(isvc.metadata.name)
     annotations = isvc.metadata.annotations
     gpu_path = f"metadata.annotations[{C.ANN_GPU_RESOURCE_TYPES}]"
     worker_containers = list(worker.k8s.get("containers") or [])
@@ -505,7 +460,7 @@ def _check_confidential(predictor: PredictorSpec, paths: _Paths) -> list[str]:
     if isinstance(resource_id, str) and resource_id and not KBS_RESOURCE_ID.match(resource_id):
         # KServe reports the path relative to spec.predictor whichever implementation holds the spec
         raise InputError(
-            f"spec.predictor.confidential.resourceId: Invalid value: {_go_quote(resource_id)}: must be in the format kbs:///<repo>/<type>/<tag>",
+            f"spec.predictor.confidential.resourceId: Invalid value: {go_quote(resource_id)}: must be in the format kbs:///<repo>/<type>/<tag>",
             f"{where}.confidential.resourceId",
         )
     return warnings
@@ -548,7 +503,7 @@ def _go_ext(uri: str) -> str:
 def _validate_custom_protocol(impl: _Impl) -> None:
     containers = impl.spec.containers
     first = containers[0] if containers else {}
-    for index, env in enumerate(_env(first)):
+    for index, env in enumerate(container_env(first)):
         if env.get("name") == ENV_PROTOCOL:
             value = str(env.get("value", ""))
             if value in (C.PROTOCOL_V1, C.PROTOCOL_V2):
@@ -777,7 +732,7 @@ def _check_canaries(isvc: InferenceService) -> None:
         path = f"spec.canary[{index}]"
         predictor = canary.predictor
         name = predictor.name or ""
-        quoted = _go_quote(name)
+        quoted = go_quote(name)
         if not name:
             raise InputError(f"canary[{index}] predictor.name is required", f"{path}.predictor")
         if name in names:

@@ -9,13 +9,12 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping
 from urllib.parse import unquote
 
 from .. import constants as C
-from ..errors import InputError
+from ..errors import InputError, go_quote
 from ..gotemplate import GoTemplate, Struct
 from ..inputs.config import IngressConfig
 
@@ -36,11 +35,6 @@ _LABEL_MSG = (
 _VALID_FQDN = re.compile(r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?)+")
 # Characters Go's regexp.QuoteMeta escapes (Python's re.escape escapes more, e.g. '-').
 _GO_REGEX_SPECIAL = frozenset("\\.+*?()|[]{}^$")
-
-
-def go_quote(text: str) -> str:
-    """Go's ``%q`` for the strings that appear in KServe's messages (close enough: JSON string syntax)."""
-    return json.dumps(text, ensure_ascii=False)
 
 
 def subdomain_errors(name: str) -> list[str]:

@@ -10,8 +10,8 @@ import yaml
 
 from kserve_compile.api import CompileOptions, render_files, render_result
 from kserve_compile.emit import dump_yaml
+from kserve_compile.emit.explain import annotated_yaml, as_json, field_origin, select
 from kserve_compile.errors import UsageError
-from kserve_compile.provenance.explain import annotated_yaml, as_json, field_origin, select
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "golden"
@@ -182,9 +182,9 @@ def test_annotated_yaml_is_the_rendered_yaml_plus_comments(name: str) -> None:
 
 def _assert_each_comment_is_its_lines_origin(annotated: str, objects: list) -> None:
     """Re-read the output (slowly, with positions) and check every comment against the leaf its line shows."""
+    from kserve_compile.emit.explain import UNTRACED
     from kserve_compile.inputs.parse import parse_text
     from kserve_compile.provenance import origin_of
-    from kserve_compile.provenance.explain import UNTRACED
 
     plain = re.sub(r"  # .*$", "", annotated, flags=re.M)
     lines = annotated.split("\n")

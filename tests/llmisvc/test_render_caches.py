@@ -171,7 +171,7 @@ def _drop_nulls(value: Any) -> Any:
 def test_explain_after_a_plain_render_keeps_the_inputs_origins() -> None:
     # a merged field remembered by a plain render must not stand in for the traced one explain builds
     from kserve_compile.api import CompileOptions, render_files, render_result
-    from kserve_compile.provenance.explain import annotated_yaml
+    from kserve_compile.emit.explain import annotated_yaml
 
     src = str(ROOT / "golden" / "llm-preset-template" / "input.yaml")
     render_files([src])

@@ -28,3 +28,6 @@ def standard_workload(
         dep,
         *autoscaler(component, dict(dep["metadata"]["labels"]), config),
     ]
+
+
+__all__ = ["autoscaler", "deployment", "otel", "service", "standard_workload"]

@@ -13,12 +13,11 @@ from typing import Any
 
 import orjson
 
-from ..emit import dump_yaml
-from ..emit.order import object_ref
-from ..emit.yaml_text import key_line_count, scalar_line_count
 from ..errors import UsageError
-from ..inputs.parse import split_path
-from . import Origin, origin_of, origins, path_text
+from ..kube.fields import split_path
+from ..provenance import Origin, origin_of, origins, path_text
+from .order import object_ref
+from .yaml_text import dump_yaml, key_line_count, scalar_line_count
 
 UNTRACED = "not traced (booleans and nulls cannot carry an origin)"
 
