@@ -23,6 +23,7 @@ from . import constants as C
 from . import graph, llmisvc, localmodel
 from .checks.inputs import input_problems
 from .checks.offline import input_schema_problems, output_schema_problems
+from .checks.shapes import shape_problems
 from .emit.order import identity, sort_objects
 from .errors import CompileError, InputError, Problem, by_place, merge_problems
 from .gcpause import gc_paused
@@ -125,6 +126,7 @@ class _Run:
         self.options = options
         self.errors: list[Problem] = []  # the compiler's own (KServe's wording)
         self.warnings: list[Problem] = []
+        self.config_doc: Document | None = None
 
     def compile(self) -> Result:
         docs, self.errors = well_formed(expand_lists(self.documents))
@@ -139,7 +141,8 @@ class _Run:
         if config is None:
             self._raise(checked, split)
         assert config is not None
-        ctx = prepare(split.compiled, KINDS, config, config_data, runtimes_for=RUNTIME_READERS)
+        compiled = self._shaped(split.compiled)
+        ctx = prepare(compiled, KINDS, config, config_data, runtimes_for=RUNTIME_READERS)
         self.errors += ctx.problems
         result = self._render(ctx)
         rendered = list(result.objects)
@@ -161,6 +164,7 @@ class _Run:
     def _config(self, docs: Sequence[Document]) -> tuple[KServeConfig | None, dict[str, Any]]:
         """The run's ``inferenceservice-config`` (KServe's shipped one when none is given), parsed once."""
         found = [d for d in docs if is_config(d)]
+        self.config_doc = found[0] if found else None
         try:
             config = load_config(found)
         except CompileError as exc:
@@ -168,6 +172,17 @@ class _Run:
             return None, {}
         data = found[0].data.get("data") if found else embedded_configmap()["data"]
         return config, data or {}
+
+    def _shaped(self, docs: Sequence[Document]) -> list[Document]:
+        """The documents the input stage keeps as plain data (ClusterStorageContainers), those of the wrong shape out
+        (always: the pod webhook's builders read them as their CRD types them)."""
+        kept = []
+        for doc in docs:
+            found = shape_problems(doc) if doc.kind == C.KIND_CSC else []
+            self.errors += found
+            if not found:
+                kept.append(doc)
+        return kept
 
     def _checks(self, split: Split, config: KServeConfig | None) -> list[Problem]:
         checked = input_problems(split.compiled, split.passed) if self.options.checks else []
@@ -294,6 +309,13 @@ class _Run:
             return []
         return [d.data for d in split.compiled if group_of(d.api_version) != C.SERVING_GROUP and not is_config(d)]
 
+    def _located(self, problem: Problem) -> Problem:
+        """A problem of the config found by a later stage (``data.<key>``, no file) located in the config's document."""
+        doc = self.config_doc
+        if problem.file or doc is None or not (problem.path.startswith("data.") or problem.name == doc.name):
+            return problem
+        return doc.problem(problem.message, problem.path, problem.severity)
+
     def _failed(self, checked: Sequence[Problem]) -> bool:
         return bool(self.errors) or any(p.severity == "error" for p in checked)
 
@@ -302,7 +324,7 @@ class _Run:
         checked_errors = [p for p in checked if p.severity == "error"]
         if not self.errors and not checked_errors:
             return
-        errors = merge_problems(self.errors, checked_errors)
+        errors = merge_problems([self._located(p) for p in self.errors], checked_errors)
         notes = [p for p in checked if p.severity != "error"]
         raise CompileError(by_place(errors) + notes + self.warnings + split.notes)
 

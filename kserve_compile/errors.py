@@ -29,7 +29,7 @@ class Problem:
 
     @property
     def object_ref(self) -> str:
-        return f"{self.kind}/{self.name}" if self.kind else ""
+        return f"{self.kind}/{self.name}" if self.kind and self.name else self.kind
 
     def format(self) -> str:
         """``file:line:col: Kind/name: field.path: message`` with absent parts left out."""

@@ -3,9 +3,11 @@
 - ``inputs``: the checks the driver runs on every run — unknown fields with a did-you-mean (``suggest``), values
   outside the CRDs' enums (``enums``), the API server's object-meta, quantity and enum rules (``apiserver``), and a
   warning for a deployment mode KServe does not know;
-- ``offline``: ``validate``'s schemas on inputs and rendered objects (``schema``: the bundled JSON schemas).
+- ``offline``: ``validate``'s schemas on inputs and rendered objects (``schema``: the bundled JSON schemas);
+- ``shapes``: the field types of the kinds kept as plain data (LLM services and configs, ClusterStorageContainers),
+  from the same schemas, checked on every run.
 
 May import the base modules and ``inputs``.
 """
 
-__all__ = ["apiserver", "enums", "inputs", "offline", "schema", "suggest"]
+__all__ = ["apiserver", "enums", "inputs", "offline", "schema", "shapes", "suggest"]

@@ -83,7 +83,7 @@ def _classify(docs: Sequence[Document], kinds: KindTable) -> dict[str, list[Docu
     problems = []
     for doc in docs:
         group = kinds[(doc.api_version, doc.kind)]
-        if group in (ISVC, RUNTIME) and not doc.name:
+        if group in (ISVC, RUNTIME, CLUSTER) and not doc.name:
             problems.append(doc.problem("metadata.name is required", "metadata.name"))
             continue
         if group != CONFIGMAP or not is_config(doc):

@@ -1,4 +1,5 @@
-"""The envelope every object shares — ``apiVersion``, ``kind``, ``metadata`` — checked before any stage reads it.
+"""The envelope every object shares — ``apiVersion``, ``kind``, ``metadata`` — checked before any stage reads it,
+with the fields of the core kinds the compiler reads (a Secret's ``data``, a ConfigMap's, a ServiceAccount's secrets).
 
 The API server's decoder refuses an object whose envelope has the wrong shape before any validation runs
 (``k8s.io/apimachinery/pkg/apis/meta/v1`` ``TypeMeta`` and ``ObjectMeta``: ``cannot unmarshal ... into Go struct
@@ -12,11 +13,20 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..errors import Problem
+from ..kube import shapes
 from .parse import Document
 
 _STRING_FIELDS = ("apiVersion", "kind")
 _META_STRINGS = ("name", "namespace", "generateName", "uid", "resourceVersion")
 _META_MAPS = ("labels", "annotations")
+_NAMES = ("list", {"name": shapes.STR})
+# The core kinds the compiler reads (the pod webhook's credentials, the config, the local-model nodes).
+CORE_SHAPES: dict[tuple[str, str], dict[str, Any]] = {
+    ("v1", "ConfigMap"): {"data": shapes.STR_MAP, "binaryData": shapes.STR_MAP},
+    ("v1", "Secret"): {"data": shapes.STR_MAP, "stringData": shapes.STR_MAP, "type": shapes.STR},
+    ("v1", "ServiceAccount"): {"secrets": _NAMES, "imagePullSecrets": _NAMES},
+    ("v1", "Node"): {"metadata": {"labels": shapes.STR_MAP}, "status": shapes.OBJ, "spec": shapes.OBJ},
+}
 
 
 def well_formed(docs: Sequence[Document]) -> tuple[list[Document], list[Problem]]:
@@ -40,9 +50,7 @@ def envelope_errors(data: Any) -> Iterator[tuple[str, str]]:
     for key in _STRING_FIELDS:
         if data.get(key) is not None and not isinstance(data[key], str):
             yield key, f"must be a string, got {_type_name(data[key])}"
-    meta = data.get("metadata")
-    if meta is None:
-        return
+    meta = {} if data.get("metadata") is None else data["metadata"]
     if not isinstance(meta, dict):
         yield "metadata", f"must be a mapping, got {_type_name(meta)}"
         return
@@ -51,6 +59,12 @@ def envelope_errors(data: Any) -> Iterator[tuple[str, str]]:
             yield f"metadata.{key}", f"must be a string, got {_type_name(meta[key])}"
     for key in _META_MAPS:
         yield from _string_map(meta.get(key), f"metadata.{key}")
+    kind = (data.get("apiVersion"), data.get("kind"))
+    shape = CORE_SHAPES.get(kind) if all(isinstance(k, str) for k in kind) else None  # type: ignore[arg-type]
+    found = shapes.check(data, shape, "") if shape is not None else None
+    if found is not None:
+        path, _, message = found.partition(": ")
+        yield path.lstrip("."), message
 
 
 def _string_map(value: Any, path: str) -> Iterator[tuple[str, str]]:

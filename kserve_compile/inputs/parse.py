@@ -41,21 +41,19 @@ class Document:
 
     @property
     def kind(self) -> str:
-        return str(self.data.get("kind", "")) if isinstance(self.data, dict) else ""
+        return _string_at(self.data, "kind")
 
     @property
     def api_version(self) -> str:
-        return str(self.data.get("apiVersion", "")) if isinstance(self.data, dict) else ""
+        return _string_at(self.data, "apiVersion")
 
     @property
     def name(self) -> str:
-        meta = self.data.get("metadata") if isinstance(self.data, dict) else None
-        return str(meta.get("name", "")) if isinstance(meta, dict) else ""
+        return _string_at(self.data.get("metadata") if isinstance(self.data, dict) else None, "name")
 
     @property
     def namespace(self) -> str:
-        meta = self.data.get("metadata") if isinstance(self.data, dict) else None
-        return str(meta.get("namespace", "") or "") if isinstance(meta, dict) else ""
+        return _string_at(self.data.get("metadata") if isinstance(self.data, dict) else None, "namespace")
 
     def locate(self, path: str | Sequence[str | int]) -> tuple[int, int]:
         """Line and column of the deepest node on ``path`` ("spec.predictor.containers[0].env") that exists."""
@@ -119,9 +117,11 @@ def read_source(path: str) -> str:
 
 def parse_paths(paths: Iterable[str]) -> list[Document]:
     """Every document of every input; all problems of all files are raised together."""
+    paths = list(paths)
     documents: list[Document] = []
     problems: list[Problem] = []
-    for path in expand_paths(paths):
+    expanded = expand_paths(paths)
+    for path in expanded:
         name = "<stdin>" if path == "-" else path
         try:
             documents.extend(parse_text(read_source(path), name))
@@ -130,14 +130,9 @@ def parse_paths(paths: Iterable[str]) -> list[Document]:
     if problems:
         raise CompileError(problems)
     if not documents:
-        raise CompileError(
-            [
-                Problem(
-                    "no Kubernetes objects in the input (empty files or only comments)",
-                    file=", ".join(expand_paths(paths)) or "<input>",
-                )
-            ]
-        )
+        where = ", ".join("<stdin>" if p == "-" else p for p in (expanded or paths))
+        why = "empty, or only comments" if expanded else "a directory without .yaml, .yml or .json files"
+        raise CompileError([Problem(f"no Kubernetes objects in the input ({why})", file=where)])
     return documents
 
 
@@ -278,3 +273,9 @@ def _key_text(key: Any) -> str:
     if isinstance(key, bool):
         return "true" if key else "false"
     return str(key)
+
+
+def _string_at(data: Any, key: str) -> str:
+    """``data[key]`` when it is a string, else ``""`` (a wrong type is the envelope check's to report)."""
+    value = data.get(key) if isinstance(data, dict) else None
+    return value if isinstance(value, str) else ""

@@ -113,28 +113,31 @@ POD_SPEC: dict[str, Any] = {
 _TYPE_NAMES = {str: "a string", int: "an integer", bool: "a boolean", float: "a number"}
 
 
-def check(value: Any, shape: Any, path: str) -> str | None:
-    """``None`` when ``value`` fits ``shape``, else ``"<path>: <what was expected>"``."""
-    problem = _mismatch(value, shape)
+def check(value: Any, shape: Any, path: str, *, templated: bool = False) -> str | None:
+    """``None`` when ``value`` fits ``shape``, else ``"<path>: <what was expected>"``. ``templated``: any string
+    fits (a Go template that stands for a value of any type, as in an LLMInferenceServiceConfig)."""
+    problem = _mismatch(value, shape, templated)
     return None if problem is None else path + problem
 
 
-def _mismatch(value: Any, shape: Any) -> str | None:
+def _mismatch(value: Any, shape: Any, templated: bool = False) -> str | None:
     # The path is built on the way back up, from a mismatch only: most values fit.
+    if templated and isinstance(value, str):
+        return None
     if isinstance(shape, tuple) and shape and shape[0] in ("list", "map"):
         kind, inner = shape
         if kind == "list":
             if not isinstance(value, list):
                 return ": must be a list"
             for i, item in enumerate(value):
-                problem = _mismatch(item, inner)
+                problem = _mismatch(item, inner, templated)
                 if problem:
                     return f"[{i}]{problem}"
             return None
         if not isinstance(value, dict):
             return ": must be a map"
         for key, item in value.items():
-            problem = _mismatch(item, inner)
+            problem = _mismatch(item, inner, templated)
             if problem:
                 return f"[{key}]{problem}"
         return None
@@ -143,7 +146,7 @@ def _mismatch(value: Any, shape: Any) -> str | None:
             return ": must be an object"
         for key, inner in shape.items():
             if key in value and value[key] is not None:
-                problem = _mismatch(value[key], inner)
+                problem = _mismatch(value[key], inner, templated)
                 if problem:
                     return f".{key}{problem}"
         return None

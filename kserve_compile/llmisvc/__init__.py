@@ -29,8 +29,18 @@ KINDS: KindTable = {
 
 
 def collect(docs: Sequence[Document], problems: list[Problem]) -> list[Document]:
-    """The LLM documents as they are: the services are loaded against the run's config when rendered."""
-    return list(docs)
+    """The LLM documents whose fields have the types their CRD declares (the spec is merged as plain data, so a
+    wrong type is refused here, located, before any builder reads it); loaded against the run's config when
+    rendered."""
+    from ..checks.shapes import shape_problems
+
+    kept = []
+    for doc in docs:
+        found = shape_problems(doc)
+        problems.extend(found)
+        if not found:
+            kept.append(doc)
+    return kept
 
 
 def configmaps(docs: Sequence[Document]) -> set[tuple[str, str]]:

@@ -90,7 +90,7 @@ def has_plugin(spec: Spec, plugin: str) -> bool:
     except yaml.YAMLError:
         return False
     plugins = data.get("plugins") if isinstance(data, dict) else None
-    return any(isinstance(p, dict) and p.get("type") == plugin for p in plugins or [])
+    return isinstance(plugins, list) and any(isinstance(p, dict) and p.get("type") == plugin for p in plugins)
 
 
 def tokenizer_enabled(spec: Spec) -> bool:

@@ -52,7 +52,7 @@ def pool_spec_to_v1(spec: dict[str, Any]) -> dict[str, Any]:
     """GIE v1alpha2 ``InferencePoolSpec`` → v1: ``selector`` map → ``matchLabels``, ``targetPortNumber`` →
     ``targetPorts``, ``extensionRef`` → ``endpointPickerRef`` (``portNumber`` → ``port.number``)."""
     out: dict[str, Any] = {}
-    if spec.get("selector"):
+    if isinstance(spec.get("selector"), dict) and spec["selector"]:
         out["selector"] = {"matchLabels": dict(spec["selector"])}
     if spec.get("targetPortNumber") is not None:
         out["targetPorts"] = [{"number": spec["targetPortNumber"]}]

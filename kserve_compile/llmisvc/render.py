@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import constants as C
+from ..checks.shapes import spec_problem
 from ..errors import InputError
 from . import names as N
 from .combine import combine, tokenizer_enabled
@@ -58,7 +60,8 @@ def render_service(
         raise ValidationFailed(problems)
     combined = combine(svc, store, options, ctx.configmaps)
     spec = combined.spec
-    merged_problems = validate_spec(spec, svc.name)
+    wrong_type = spec_problem(C.V1ALPHA2, C.KIND_LLMISVC, spec)
+    merged_problems = [wrong_type] if wrong_type else validate_spec(spec, svc.name)
     if merged_problems:
         refs = ", ".join(f"{a['source']}:{a['namespace']}/{a['name']}" for a in combined.applied)
         raise ValidationFailed(

@@ -91,6 +91,10 @@ def _plugins(cfg: dict[str, Any]) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def rename_plugin(old: str, new: str) -> Mutator:
     def mutate(cfg: dict[str, Any]) -> None:
         for plugin in _plugins(cfg):
@@ -98,8 +102,8 @@ def rename_plugin(old: str, new: str) -> Mutator:
                 for key in ("type", "name"):
                     if plugin.get(key) == old:
                         plugin[key] = new
-        for profile in cfg.get("schedulingProfiles") or []:
-            for ref in (profile.get("plugins") or []) if isinstance(profile, dict) else []:
+        for profile in _list(cfg.get("schedulingProfiles")):
+            for ref in _list(profile.get("plugins")) if isinstance(profile, dict) else []:
                 if isinstance(ref, dict) and ref.get("pluginRef") == old:
                     ref["pluginRef"] = new
 
@@ -361,7 +365,7 @@ def decompose_precise_prefix(url: str) -> Mutator:
         ]
         at = min(idx, len(remaining))
         cfg["plugins"] = remaining[:at] + new + remaining[at:]
-        for profile in cfg.get("schedulingProfiles") or []:
+        for profile in _list(cfg.get("schedulingProfiles")):
             if isinstance(profile, dict) and isinstance(profile.get("plugins"), list):
                 profile["plugins"] = _dedupe_scorer(profile["plugins"])
 

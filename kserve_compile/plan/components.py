@@ -405,7 +405,7 @@ def _update_image_tag(container: dict[str, Any], runtime_version: str | None, se
 
 
 def _append_missing_args(container: dict[str, Any], pairs: Sequence[tuple[str, str]]) -> None:
-    args = container.setdefault("args", [])
+    args = container["args"] = container.get("args") or []
     for flag, value in pairs:
         if not any(a == flag or a.startswith(flag) for a in args):
             args.extend([flag, value])

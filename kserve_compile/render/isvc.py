@@ -135,7 +135,8 @@ def _knative_workload(
 
 def _rolled_out_revision(isvc: InferenceService, kind: str) -> str | None:
     status = isvc.status if isinstance(isvc.status, dict) else {}
-    entry = (status.get("components") or {}).get(kind) or {}
+    components = status.get("components")
+    entry = components.get(kind) if isinstance(components, dict) else None
     value = entry.get("latestRolledoutRevision") if isinstance(entry, dict) else None
     return value if isinstance(value, str) and value else None
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Any
 
+import yaml
 from hypothesis import strategies as st
 
 SEEDS: list[dict[str, Any]] = [
@@ -185,3 +187,75 @@ def mutated_isvc(draw: st.DrawFn) -> Any:
         if not isinstance(doc, dict):
             break
     return doc
+
+
+# --- every kind: real inputs (the golden scenarios, the examples and foreign objects), mutated ------------------
+
+_ROOT = Path(__file__).resolve().parents[2]
+FOREIGN = """
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: allow-predictor}
+spec: {podSelector: {matchLabels: {app: x}}, policyTypes: [Ingress]}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: sidecar, labels: {app: sidecar}}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: sidecar}}
+  template:
+    metadata: {labels: {app: sidecar}}
+    spec: {containers: [{name: c, image: busybox, resources: {limits: {cpu: "1"}}}]}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: unrelated}
+data: {a: b}
+---
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources: [a.yaml]
+"""
+
+
+def _seed_files() -> list[tuple[str, str]]:
+    files = sorted(_ROOT.glob("golden/*/input.yaml")) + sorted(_ROOT.glob("examples/*.yaml"))
+    return [(str(p.relative_to(_ROOT)), p.read_text("utf-8")) for p in files] + [("foreign.yaml", FOREIGN)]
+
+
+SEED_FILES = _seed_files()
+
+
+def _mutate(draw: st.DrawFn, doc: Any) -> Any:
+    path = draw(st.sampled_from(_paths(doc)))
+    action = draw(st.sampled_from(["replace", "delete", "insert", "retype"]))
+    if action == "delete" and path:
+        return _delete(doc, path)
+    target = doc
+    for part in path:
+        target = target[part]
+    if action == "retype":  # the same node as another shape: a mapping as a list or a string, a string as a number
+        changed = draw(st.sampled_from([[target], str(target)[:30], 7, True, None, {"x": target}]))
+        return _set(doc, path, changed)
+    if action == "insert" and isinstance(target, dict):
+        key = draw(
+            st.sampled_from(["unknownField", "name", "namespace", "labels", "annotations", "apiVersion", "kind"])
+        )
+        target[key] = draw(values)
+        return doc
+    if action == "insert" and isinstance(target, list):
+        target.append(draw(values))
+        return doc
+    return _set(doc, path, draw(values))
+
+
+@st.composite
+def mutated_inputs(draw: st.DrawFn) -> tuple[str, list[Any]]:
+    """(file name, its documents) from a real input of any kind, with one to three fields mutated."""
+    name, text = draw(st.sampled_from(SEED_FILES))
+    docs = [d for d in yaml.safe_load_all(text) if d is not None]
+    for _ in range(draw(st.integers(min_value=1, max_value=3))):
+        i = draw(st.integers(min_value=0, max_value=len(docs) - 1))
+        docs[i] = _mutate(draw, docs[i])
+    return name, docs

@@ -102,7 +102,7 @@ def test_defined_twice_and_nameless(tmp_path: Path) -> None:
     assert any(
         "LocalModelNodeGroup/gpu1: metadata.name: LocalModelNodeGroup gpu1 is defined twice" in e for e in errors
     )
-    assert any(e.endswith("Node/: metadata.name: metadata.name is required") for e in errors), errors
+    assert any(e.endswith(":1: Node: metadata.name: metadata.name is required") for e in errors), errors
 
 
 def test_enabled_false_warns_and_isvcs_keep_downloading(tmp_path: Path) -> None:
