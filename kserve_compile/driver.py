@@ -25,7 +25,7 @@ from .checks.inputs import input_problems
 from .checks.offline import input_schema_problems, output_schema_problems
 from .checks.shapes import shape_problems
 from .emit.order import identity, sort_objects
-from .errors import CompileError, InputError, Problem, by_place, merge_problems
+from .errors import CompileError, InputError, Problem, by_place, merge_problems, note_problem, once_per_run
 from .gcpause import gc_paused
 from .inputs.config import KServeConfig, load_config
 from .inputs.context import Context, ca_bundle_keys, prepare
@@ -132,10 +132,11 @@ class _Run:
         docs, self.errors = well_formed(expand_lists(self.documents))
         if not docs and self.errors:
             raise CompileError(self.errors)
-        docs = with_namespace(docs, self.options.namespace)
         if is_tracing():
             docs = [Document(tag_document(d), d.file, d.index, d.positions) for d in docs]
         config, config_data = self._config(docs)
+        ca_bundle = config.storage_initializer.ca_bundle_config_map_name if config is not None else ""
+        docs = with_namespace(docs, self.options.namespace, [ca_bundle] if ca_bundle else [])
         split = split_inputs(docs, KINDS, _read_configmaps(docs, config), strict=self.options.strict)
         checked = self._checks(split, config)
         if config is None:
@@ -155,7 +156,7 @@ class _Run:
             for obj in rendered:
                 stamp(obj, builder_origin(obj))
         result.objects = sort_objects(objects)
-        result.warnings = [p for p in checked if p.severity != "error"] + self.warnings + split.notes
+        result.warnings = once_per_run([p for p in checked if p.severity != "error"] + self.warnings + split.notes)
         result.inputs = len(self.documents)
         return result
 
@@ -254,7 +255,7 @@ class _Run:
             from .graph.trained_model import fill_model_config
 
             fill_model_config(rendered.objects, plan.isvc, trained)
-        self.warnings += [doc.problem(n, severity="warning") for n in rendered.notes]
+        self.warnings += [note_problem(doc, n) for n in rendered.notes]
         return CompiledIsvc(plan, doc, rendered.objects)
 
     def _graphs(self, result: Result, ctx: Context) -> list[dict[str, Any]]:
@@ -326,7 +327,7 @@ class _Run:
             return
         errors = merge_problems([self._located(p) for p in self.errors], checked_errors)
         notes = [p for p in checked if p.severity != "error"]
-        raise CompileError(by_place(errors) + notes + self.warnings + split.notes)
+        raise CompileError(by_place(errors) + once_per_run(notes + self.warnings + split.notes))
 
 
 def _isvc_status(plan: Plan, config: KServeConfig) -> dict[str, Any]:

@@ -25,7 +25,8 @@ class Problem:
     file: str = ""
     line: int = 0  # 1-based; 0 = unknown
     col: int = 0  # 1-based; 0 = unknown
-    severity: str = "error"  # or "warning"
+    severity: str = "error"  # or "warning", "note"
+    about: str = ""  # a run-level note's subject (an input the run lacks): said once per run, however many objects
 
     @property
     def object_ref(self) -> str:
@@ -48,6 +49,46 @@ class Problem:
         """Fill in only the context fields that are still empty."""
         fill = {k: v for k, v in changes.items() if not getattr(self, k)}
         return replace(self, **fill) if fill else self
+
+
+class MissingInput(str):
+    """A note that an input the cluster would hold (a ServiceAccount, a Secret) is not among the run's inputs, and what
+    that leaves out. A ``str``, so it travels as any note; the driver says it once per run with how many objects
+    it concerns."""
+
+    subject: str
+
+    def __new__(cls, kind: str, namespace: str, name: str, effect: str) -> MissingInput:
+        note = super().__new__(cls, f"{kind} {namespace}/{name} not in the inputs: {effect}")
+        note.subject = f"{kind} {namespace}/{name}"
+        return note
+
+
+def note_problem(located: Any, note: str, severity: str = "warning") -> Problem:
+    """An object's note as a located problem (``located``: its Document, or anything with ``problem``); a
+    :class:`MissingInput` becomes a run-level note about its subject."""
+    if isinstance(note, MissingInput):
+        return replace(located.problem(str(note), severity="note"), about=note.subject)
+    return located.problem(note, severity=severity)
+
+
+def once_per_run(problems: Sequence[Problem]) -> list[Problem]:
+    """The run-level notes (``about`` set) one per subject, saying how many objects they concern; the rest as is."""
+    counts: dict[str, int] = {}
+    for p in problems:
+        if p.about:
+            counts[p.about] = counts.get(p.about, 0) + 1
+    out, said = [], set()
+    for p in problems:
+        if not p.about:
+            out.append(p)
+        elif p.about not in said:
+            said.add(p.about)
+            n = counts[p.about]
+            more = f" (and for {n - 1} more object{'s' if n > 2 else ''} of the run)" if n > 1 else ""
+            hint = "; give it as an input to inline what KServe's webhook reads from it, as from the cluster"
+            out.append(replace(p, message=p.message + more + hint))
+    return out
 
 
 class InputError(Exception):

@@ -151,12 +151,15 @@ def _replaced(doc: Document) -> bool:
     )
 
 
-def run_function(resource_list_doc: Document) -> tuple[dict[str, Any], bool]:
+def run_function(
+    resource_list_doc: Document, configmaps: Sequence[Document] | None = None
+) -> tuple[dict[str, Any], bool]:
     """The output ResourceList and whether the run succeeded (on failure the items come back unchanged).
 
     KServe's inputs are compiled without the orchestrator's annotations; every other item goes through the driver as
-    it is (passed through, or read and kept), so the output holds it unchanged."""
+    it is (passed through, or read and kept), so the output holds it unchanged. ``configmaps``: ``--config``'s ConfigMaps."""
     from .driver import CompileOptions, compile
+    from .inputs.gather import assemble
 
     original = resource_list_doc.data.get("items") or []
     refs: Refs = {}
@@ -166,7 +169,7 @@ def run_function(resource_list_doc: Document) -> tuple[dict[str, Any], bool]:
         refs = item_refs(items)
         docs = [without_orchestrator_annotations(d) if _replaced(d) else d for d in items]
         options = CompileOptions(namespace=config.namespace, strict=config.strict, keep_read_inputs=True)
-        result = compile(docs, options)
+        result = compile(assemble(docs, configmaps), options)
     except CompileError as exc:
         return resource_list(original if isinstance(original, list) else [], exc.problems, refs), False
     return resource_list(result.objects, result.warnings, refs), True

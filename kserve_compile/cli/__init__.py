@@ -8,19 +8,26 @@ from __future__ import annotations
 
 import gc
 import os
+import signal
 import sys
 from typing import Any, NoReturn
 
 _SHORT_LIVED = frozenset({"render", "validate", "status", "explain", "migrate", "diff", "fn"})
+_SERVING = frozenset({"daemon", "graph"})
 
 
 def main() -> None:
     """The console script (``kserve-compile``)."""
     # Before the first import: the short-lived commands pay for the cyclic garbage collector (most of it while
     # classes are built at import) and gain nothing from it; daemon, apply --wait and graph run keep it.
-    short_lived = len(sys.argv) > 1 and sys.argv[1] in _SHORT_LIVED
+    command = sys.argv[1] if len(sys.argv) > 1 else ""
+    short_lived = command in _SHORT_LIVED
     if short_lived:
         gc.disable()
+    if command not in _SERVING:
+        # As coreutils: a reader that goes away early (`| head`) ends the command quietly (status 141, SIGPIPE's)
+        # rather than with Python's BrokenPipeError. The daemon and `graph run` serve sockets and keep Python's way.
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     # pydantic looks for plugins through every installed distribution's entry points (importlib.metadata, ~10 ms
     # of a one-isvc render); a CLI has no use for them. An explicit setting, even an empty one, wins.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")

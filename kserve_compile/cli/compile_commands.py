@@ -6,7 +6,7 @@ from enum import Enum
 
 import typer
 
-from .exits import EXIT_INVALID, ErrorFormat, guarded, report
+from .exits import EXIT_DIFF_FAILED, EXIT_INVALID, ErrorFormat, guarded, report
 from .options import CONFIG, ERROR_FORMAT, NAMESPACE, QUIET, STRICT, compile_options
 
 
@@ -29,7 +29,8 @@ _OUTPUT_DIR = typer.Option(
 _CHECK = typer.Option(
     False,
     "--check",
-    help="With --output-dir: write nothing; exit 0 if the directory is current, 1 (listing the stale files) if not.",
+    help="With --output-dir: write nothing; exit 0 if the directory is current, 1 (listing the stale files) if not, "
+    "2 on an error (as kubectl diff).",
 )
 _STATUS_FILES = typer.Argument(..., help="InferenceService YAML files, directories, or -.")
 _STATUS_OUTPUT = typer.Option(StatusFormat.text, "-o", "--output", help="text, json or yaml.")
@@ -53,12 +54,18 @@ def render(
     def body() -> int:
         from ..driver import compile
         from ..emit import dump_json, dump_yaml
-        from ..errors import UsageError
+        from ..errors import CompileError, UsageError
         from ..inputs.gather import read_inputs
 
         if check and output_dir is None:
             raise UsageError("--check needs --output-dir (the directory to compare with)")
-        result = compile(read_inputs(files, config), compile_options(namespace, strict))
+        try:
+            result = compile(read_inputs(files, config), compile_options(namespace, strict))
+        except CompileError as exc:
+            if not check:
+                raise
+            report([p for p in exc.problems if p.severity == "error" or not quiet], error_format)
+            return EXIT_DIFF_FAILED  # as kubectl diff: 1 means "stale", an error is 2
         if not quiet:
             report(result.warnings, error_format)
         if output_dir is not None:
@@ -84,8 +91,13 @@ def _output_dir(objects: list[dict], directory: str, check: bool, quiet: bool) -
             sys.stderr.write(f"{directory} is current\n")
         return 0
     written = write_output_dir(objects, directory)
-    if not quiet:
-        sys.stderr.write(f"wrote {len(written)} files to {directory} ({changes.summary()})\n")
+    if quiet:
+        return 0
+    if not changes.stale:
+        sys.stderr.write(f"{directory} is current ({len(written)} files): nothing written\n")
+    else:
+        count = len(changes.added) + len(changes.changed)
+        sys.stderr.write(f"wrote {count} of {len(written)} files to {directory} ({changes.summary()})\n")
     return 0
 
 
@@ -94,6 +106,9 @@ def status(
     config: str | None = CONFIG,
     output: StatusFormat = _STATUS_OUTPUT,
     namespace: str | None = NAMESPACE,
+    strict: bool = STRICT,
+    error_format: ErrorFormat = ERROR_FORMAT,
+    quiet: bool = QUIET,
 ) -> None:
     """Print the URLs KServe would report in each InferenceService's status."""
 
@@ -101,7 +116,10 @@ def status(
         from ..driver import compile
         from ..inputs.gather import read_inputs
 
-        rows = compile(read_inputs(files, config), compile_options(namespace)).status_rows()
+        result = compile(read_inputs(files, config), compile_options(namespace, strict))
+        if not quiet:
+            report(result.warnings, error_format)
+        rows = result.status_rows()
         listed = [{"name": ref, **st} for ref, st in rows]
         if output is StatusFormat.json:
             sys.stdout.write(json.dumps(listed, indent=2, sort_keys=True) + "\n")
@@ -116,7 +134,7 @@ def status(
             for comp, info in sorted(st.get("components", {}).items()):
                 sys.stdout.write(f"  {comp}: {info.get('url', '')}\n")
 
-    guarded(body)
+    guarded(body, error_format, quiet)
 
 
 def validate(

@@ -2,7 +2,7 @@
 
 0 ok; 1 invalid input, an apply error, or (diff) differences found; 2 usage, or a missing optional part;
 3 internal error (a bug: never a user's mistake); 4 (``apply --wait``) readiness failed or timed out;
-130 interrupted. A command body raises; :func:`guarded` prints one line (or the problem list) and exits.
+130 interrupted; 141 the reader of the output went away (as coreutils, killed by SIGPIPE). A command body raises; :func:`guarded` prints one line (or the problem list) and exits.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import typer
 from ..errors import CompileError, InputError, UsageError
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_INTERNAL, EXIT_WAIT, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
+EXIT_BROKEN_PIPE = 141  # what a shell reports for a command killed by SIGPIPE (128 + 13), as coreutils end
 EXIT_DIFF_FAILED = 2  # kubectl diff: any status above 1 means the diff itself failed
 
 
@@ -80,6 +81,8 @@ def _exit_for(exc: BaseException, error_format: ErrorFormat) -> int:
         return EXIT_USAGE
     if isinstance(exc, KeyboardInterrupt):
         return EXIT_INTERRUPTED
+    if isinstance(exc, BrokenPipeError):  # the reader of our output went away (`| head`): nothing to say
+        return EXIT_BROKEN_PIPE
     missing = exc if isinstance(exc, ImportError) else exc.__cause__  # SchemaCheckUnavailable wraps one
     if isinstance(missing, ImportError) and (hint := missing_part_hint(missing)):
         sys.stderr.write(f"error: {hint}\n")

@@ -6,8 +6,8 @@ from enum import Enum
 
 import typer
 
-from .exits import guarded
-from .options import compile_options
+from .exits import ErrorFormat, guarded, report
+from .options import CONFIG, ERROR_FORMAT, NAMESPACE, QUIET, STRICT, compile_options
 
 
 class ExplainFormat(str, Enum):
@@ -17,7 +17,7 @@ class ExplainFormat(str, Enum):
 
 def explain(
     files: list[str] = typer.Argument(..., help="The inputs, as for render: files, directories, or - for stdin."),
-    config: str | None = typer.Option(None, "--config", help="The inferenceservice-config ConfigMap to use."),
+    config: str | None = CONFIG,
     obj: str | None = typer.Option(
         None, "--object", help="Only this rendered object: Kind/name or Kind/namespace/name."
     ),
@@ -27,6 +27,10 @@ def explain(
     output: ExplainFormat = typer.Option(
         ExplainFormat.yaml, "-o", "--output", help="yaml (origins as comments) or json."
     ),
+    namespace: str | None = NAMESPACE,
+    strict: bool = STRICT,
+    error_format: ErrorFormat = ERROR_FORMAT,
+    quiet: bool = QUIET,
 ) -> None:
     """Show where every rendered value comes from: an input field, a ConfigMap key, a runtime, a KServe default, or
     the pod webhook — and, with --field, what each value replaced."""
@@ -34,9 +38,17 @@ def explain(
     def body() -> None:
         from ..driver import compile
         from ..emit.explain import annotated_yaml, as_json, describe_field, field_origin, select
+        from ..emit.order import object_ref
+        from ..errors import UsageError
         from ..inputs.gather import read_inputs
 
-        objects = select(compile(read_inputs(files, config), compile_options(None, trace=True)).objects, obj)
+        result = compile(read_inputs(files, config), compile_options(namespace, strict, trace=True))
+        if field is not None and obj is None:
+            refs = ", ".join(sorted({object_ref(o) for o in result.objects}))
+            raise UsageError(f"--field needs --object: the rendered object to look in (rendered: {refs})")
+        if not quiet:
+            report(result.warnings, error_format)
+        objects = select(result.objects, obj)
         if field is not None:
             found = [(o, field_origin(o, field)) for o in objects]
             if output is ExplainFormat.json:
@@ -58,7 +70,7 @@ def explain(
             return
         sys.stdout.buffer.write(annotated_yaml(objects).encode("utf-8"))
 
-    guarded(body)
+    guarded(body, error_format, quiet)
 
 
 def register(app: typer.Typer) -> None:

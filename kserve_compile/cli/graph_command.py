@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from .exits import guarded
+from .exits import ErrorFormat, guarded
+from .options import CONFIG, ERROR_FORMAT, NAMESPACE, compile_options
 
 if TYPE_CHECKING:
     from ..driver import Result
@@ -47,13 +48,15 @@ def _headers(values: list[str]) -> list[tuple[str, str]]:
     return out
 
 
-def _compiled_graph(files: list[str], name: str | None) -> "tuple[Result, InferenceGraph, Document]":
+def _compiled_graph(
+    files: list[str], name: str | None, config: str | None = None, namespace: str | None = None
+) -> "tuple[Result, InferenceGraph, Document]":
     """The inputs compiled by the driver, and the graph among them to run or draw."""
     from ..driver import compile
     from ..graph.run import pick_graph
     from ..inputs.gather import read_inputs
 
-    result = compile(read_inputs(files))
+    result = compile(read_inputs(files, config), compile_options(namespace))
     graph, doc = pick_graph(result.graphs, name)
     return result, graph, doc
 
@@ -64,12 +67,14 @@ def plan_for(
     models: dict[str, str],
     name: str | None = None,
     port_for: "Callable[[], int] | None" = None,
+    config: str | None = None,
+    namespace: str | None = None,
 ) -> "LocalPlan":
     """Where each step of the graph among ``files`` goes (``graph run``): the isvcs of the graph's namespace reached
     through what the driver compiled for them."""
     from ..graph.run import free_port, plan_local
 
-    result, graph, doc = _compiled_graph(files, name)
+    result, graph, doc = _compiled_graph(files, name, config, namespace)
     targets = result.isvc_targets()
     isvcs = {
         c.plan.isvc.metadata.name: (targets[key], c.plan.isvc, c.doc)
@@ -107,6 +112,9 @@ def run_command(
     trace: Annotated[
         bool, typer.Option("--trace", help="Print each step's request, response, status and time (stderr).")
     ] = False,
+    config: str | None = CONFIG,
+    namespace: str | None = NAMESPACE,
+    error_format: ErrorFormat = ERROR_FORMAT,
 ) -> None:
     """Run an InferenceGraph on this machine, its steps pointed at local model servers."""
 
@@ -145,7 +153,7 @@ def run_command(
         finally:
             local.stop_models(procs)
 
-    guarded(body)
+    guarded(body, error_format)
 
 
 def show_command(
@@ -154,6 +162,9 @@ def show_command(
     name: Annotated[
         str | None, typer.Option("--name", help="The InferenceGraph to draw when the inputs hold several.")
     ] = None,
+    config: str | None = CONFIG,
+    namespace: str | None = NAMESPACE,
+    error_format: ErrorFormat = ERROR_FORMAT,
 ) -> None:
     """Draw an InferenceGraph: nodes, router types, weights, conditions, Hard/Soft dependencies."""
 
@@ -164,12 +175,12 @@ def show_command(
         draw = FORMATS.get(output)
         if draw is None:
             raise UsageError(f"unknown output format {output!r}: use {' or '.join(sorted(FORMATS))}")
-        _, graph, _ = _compiled_graph(files, name)
+        _, graph, _ = _compiled_graph(files, name, config, namespace)
         sys.stdout.buffer.write(draw(graph).encode("utf-8"))
         sys.stdout.flush()
         return 0
 
-    guarded(body)
+    guarded(body, error_format)
 
 
 def register(app: typer.Typer) -> None:

@@ -5,11 +5,17 @@ import sys
 
 import typer
 
-from .exits import EXIT_INVALID, guarded, report
-from .options import NAMESPACE, QUIET, STRICT, compile_options
+from .exits import EXIT_INVALID, ErrorFormat, guarded, report
+from .options import CONFIG, ERROR_FORMAT, NAMESPACE, QUIET, STRICT, compile_options
 
 
-def fn(namespace: str | None = NAMESPACE, strict: bool = STRICT, quiet: bool = QUIET) -> None:
+def fn(
+    namespace: str | None = NAMESPACE,
+    strict: bool = STRICT,
+    quiet: bool = QUIET,
+    config: str | None = CONFIG,
+    error_format: ErrorFormat = ERROR_FORMAT,
+) -> None:
     """Run as a KRM function (kustomize, kpt) or a Helm post-renderer: read stdin, write the rendered result.
 
     A ResourceList (config.kubernetes.io/v1) gets a ResourceList back: KServe objects replaced by what they render,
@@ -21,27 +27,33 @@ def fn(namespace: str | None = NAMESPACE, strict: bool = STRICT, quiet: bool = Q
         from ..driver import compile
         from ..emit import dump_yaml
         from ..emit.yaml_text import yaml_document
+        from ..errors import CompileError, Problem
+        from ..inputs.gather import assemble, config_documents
         from ..inputs.parse import parse_text, read_source
         from ..krm import is_resource_list, run_function
 
         docs = parse_text(read_source("-"), "<stdin>")
+        if not docs:
+            raise CompileError([Problem("no Kubernetes objects in the input (stdin is empty)", file="<stdin>")])
         if is_resource_list(docs):
             doc = docs[0]
             if (namespace or strict) and not doc.data.get("functionConfig"):
                 data = {k: v for k, v in (("namespace", namespace), ("strict", "true" if strict else None)) if v}
                 doc.data = {**doc.data, "functionConfig": {"apiVersion": "v1", "kind": "ConfigMap", "data": data}}
-            out, ok = run_function(doc)
+            out, ok = run_function(doc, config_documents(config) if config else None)
             sys.stdout.write(yaml_document(out))
             if not ok:
-                report([p for p in _problems(out)])
+                report([p for p in _problems(out)], error_format)
             return 0 if ok else EXIT_INVALID
-        result = compile(docs, compile_options(namespace, strict))
+        result = compile(
+            assemble(docs, config_documents(config) if config else None), compile_options(namespace, strict)
+        )
         if not quiet:
-            report(result.warnings)
+            report(result.warnings, error_format)
         sys.stdout.buffer.write(dump_yaml(result.objects).encode("utf-8"))
         return 0
 
-    guarded(body, quiet=quiet)
+    guarded(body, error_format, quiet)
 
 
 def _problems(out: dict) -> list:

@@ -2,7 +2,9 @@
 
 Writes are all-or-nothing: every new file is written to a temporary file beside it first; only when all are
 written are they renamed over the originals, and a failed rename puts back the files already replaced.
-``--dry-run`` writes nothing and exits like ``kubectl diff``: 0 nothing to change, 1 changes would be made.
+``--dry-run`` writes nothing and exits like ``kubectl diff``: 0 nothing to change, 1 changes would be made, 2 an
+error. The migrated files are compiled by the driver first (as ``render`` would read them): invalid input is
+refused (exit 1) and nothing is written.
 """
 
 import os
@@ -10,11 +12,15 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from enum import Enum
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from .exits import EXIT_INVALID, EXIT_OK, ErrorFormat, guarded, report
+from .exits import EXIT_DIFF_FAILED, EXIT_INVALID, EXIT_OK, ErrorFormat, guarded, report
+from .options import NAMESPACE, compile_options
+
+if TYPE_CHECKING:
+    from ..migrate import Migration
 
 
 class MigrateFormat(str, Enum):
@@ -42,18 +48,26 @@ def migrate(
         ErrorFormat, typer.Option("--error-format", help="text, json or github.")
     ] = ErrorFormat.text,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Do not print warnings or the summary.")] = False,
+    namespace: str | None = NAMESPACE,
 ) -> None:
     """Rewrite InferenceServices to the form KServe stores (legacy deploymentMode names, predictor.<framework> →
     predictor.model, and the webhook's other rewrites), keeping comments and layout, so GitOps tools show no drift."""
 
     def body() -> int:
-        from ..errors import UsageError
+        from ..errors import CompileError, UsageError
         from ..migrate import migrate_paths
         from ..migrate.output import json_patches, summary, unified_diff
 
         if not dry_run and "-" in files:
             raise UsageError("cannot rewrite stdin in place; use --dry-run to print the changes")
-        result = migrate_paths(files, config)
+        try:
+            result = migrate_paths(files, config)
+            _validate(result, config, namespace)
+        except CompileError as exc:
+            if not dry_run:
+                raise
+            report([p for p in exc.problems if p.severity == "error" or not quiet], error_format)
+            return EXIT_DIFF_FAILED  # as kubectl diff: 1 means "changes", an error is 2
         if not quiet:
             report(result.warnings, error_format)
         changed = result.changed
@@ -70,6 +84,16 @@ def migrate(
         return EXIT_OK
 
     guarded(body, error_format)
+
+
+def _validate(result: "Migration", config: str | None, namespace: str | None) -> None:
+    """The migrated files as ``render`` reads them, through the driver: nothing is written unless they compile."""
+    from ..driver import compile
+    from ..inputs.gather import assemble, config_documents
+    from ..inputs.parse import parse_text
+
+    docs = [d for f in result.files for d in parse_text(f.new_text, f.file)]
+    compile(assemble(docs, config_documents(config) if config else None), compile_options(namespace))
 
 
 def write_all(files: Sequence[tuple[str, str, str]]) -> None:

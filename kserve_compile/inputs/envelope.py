@@ -43,9 +43,10 @@ def well_formed(docs: Sequence[Document]) -> tuple[list[Document], list[Problem]
 
 
 def envelope_errors(data: Any) -> Iterator[tuple[str, str]]:
-    """``(field path, message)`` for each envelope field of the wrong type (a document that is no mapping at all is
-    not an object, which the pass-through step skips with a note)."""
+    """``(field path, message)`` for each envelope field of the wrong type (a mapping without ``apiVersion`` and
+    ``kind`` is no object either, which the pass-through step skips with a note)."""
     if not isinstance(data, dict):
+        yield "", f"a document must be a mapping (a Kubernetes object), got {_type_name(data)}"
         return
     for key in _STRING_FIELDS:
         if data.get(key) is not None and not isinstance(data[key], str):

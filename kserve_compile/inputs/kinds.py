@@ -42,3 +42,31 @@ def unsupported_kind(doc: Document, kinds: KindTable) -> Problem:
         f"unsupported apiVersion/kind {wrote}{did_you_mean(wrote, known)} (kserve-compile reads {', '.join(known)})",
         "kind",
     )
+
+
+KFSERVING_GROUP = "serving.kubeflow.org"  # KServe's API group before 0.7 (KFServing)
+# What `kserve-compile migrate` moves from KFServing's group: the versions whose spec KServe kept unchanged.
+KFSERVING_MIGRATED = frozenset(
+    {("serving.kubeflow.org/v1beta1", C.KIND_ISVC), ("serving.kubeflow.org/v1alpha1", C.KIND_TM)}
+)
+
+
+def misplaced_kind(doc: Document, kinds: KindTable) -> Problem | None:
+    """A KServe kind under another API group (KFServing's old one, or a misspelling): never passed through, since
+    nothing in a cluster would serve it. None for any other document."""
+    group = group_of(doc.api_version)
+    homes = sorted(v for v, k in kinds if k == doc.kind and group_of(v) == C.SERVING_GROUP)
+    if not homes or group == C.SERVING_GROUP:
+        return None
+    version = doc.api_version.rpartition("/")[2]
+    if group == KFSERVING_GROUP:
+        if (doc.api_version, doc.kind) in KFSERVING_MIGRATED:
+            fix = f"`kserve-compile migrate` rewrites it to {C.SERVING_GROUP}/{version}"
+        else:
+            fix = f"KServe serves {doc.kind} as {', '.join(homes)}; KFServing's {version} has no KServe equivalent"
+        message = (
+            f"{doc.api_version} is KFServing's API group, which KServe replaced with {C.SERVING_GROUP} (0.7): {fix}"
+        )
+        return doc.problem(message, "apiVersion")
+    message = f"{doc.kind} is a KServe kind, served as {', '.join(homes)}, not in API group {group or 'core'!r}"
+    return doc.problem(message + did_you_mean(doc.api_version, homes), "apiVersion")

@@ -2,7 +2,8 @@
 
 KServe's own objects take their namespace from the InferenceService (and its runtime, graph, ServiceAccount...), so
 setting it on the inputs is enough for every rendered object and every host (``{{.Name}}-{{.Namespace}}.<domain>``)
-to follow. Without ``-n`` an input without a namespace is in ``default``, as the API server would put it.
+to follow. Without ``-n`` an input without a namespace is in ``default``, as the API server would put it — the
+objects passed through as well, so that the output says where each one goes.
 
 As with ``kubectl apply -n``, an input that names a different namespace is an error. Cluster-scoped kinds and the
 inputs KServe reads from its own namespace (the ``inferenceservice-config`` ConfigMap and the CA-bundle one) keep
@@ -13,7 +14,7 @@ theirs. Mirrors kubectl's namespace enforcement (``k8s.io/cli-runtime`` ``resour
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from .. import constants as C
 from ..errors import CompileError, Problem, UsageError
@@ -64,26 +65,30 @@ def check_namespace_flag(namespace: str) -> None:
         )
 
 
-def _keeps_own_namespace(doc: Document) -> bool:
-    """The ConfigMaps KServe reads from its own namespace: the config, and any other one named into ``kserve``."""
+def _keeps_own_namespace(doc: Document, kserve_configmaps: Collection[str]) -> bool:
+    """The ConfigMaps KServe reads from its own namespace: the config, the CA-bundle source it names (its name in
+    ``kserve_configmaps``), and any other one named into ``kserve``."""
     return (
         doc.api_version == "v1"
         and doc.kind == "ConfigMap"
-        and (doc.name == C.CONFIGMAP_NAME or doc.namespace == C.KSERVE_NAMESPACE)
+        and (doc.name == C.CONFIGMAP_NAME or doc.name in kserve_configmaps or doc.namespace == C.KSERVE_NAMESPACE)
     )
 
 
-def with_namespace(docs: Sequence[Document], namespace: str | None) -> list[Document]:
-    """``docs`` with ``namespace`` filled in where a namespaced object has none; a conflicting one is an error."""
-    if namespace is None:
-        return list(docs)
-    check_namespace_flag(namespace)
+def with_namespace(
+    docs: Sequence[Document], namespace: str | None, kserve_configmaps: Collection[str] = ()
+) -> list[Document]:
+    """``docs`` with a namespace filled in where a namespaced object has none: ``namespace`` (``-n``; one that
+    names a different one is then an error), else ``default``, as the API server fills it in."""
+    if namespace is not None:
+        check_namespace_flag(namespace)
+    fill = namespace or "default"
     out: list[Document] = []
     problems: list[Problem] = []
     for doc in docs:
-        if not is_namespaced(doc) or _keeps_own_namespace(doc) or doc.namespace == namespace:
+        if not is_namespaced(doc) or _keeps_own_namespace(doc, kserve_configmaps) or doc.namespace == fill:
             out.append(doc)
-        elif doc.namespace:
+        elif doc.namespace and namespace is not None:
             problems.append(
                 doc.problem(
                     f"the namespace of the object ({doc.namespace}) does not match --namespace {namespace}; "
@@ -91,8 +96,10 @@ def with_namespace(docs: Sequence[Document], namespace: str | None) -> list[Docu
                     "metadata.namespace",
                 )
             )
+        elif doc.namespace:
+            out.append(doc)
         else:
-            out.append(_set_namespace(doc, namespace))
+            out.append(_set_namespace(doc, fill))
     if problems:
         raise CompileError(problems)
     return out

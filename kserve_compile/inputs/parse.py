@@ -16,6 +16,7 @@ from typing import Any, NoReturn
 
 import yaml
 
+from ..constants import OUTPUT_DIR_MARKER
 from ..errors import CompileError, Problem, UsageError
 from ..gcpause import gc_paused
 from ..kube.fields import split_path
@@ -70,7 +71,11 @@ class Document:
 
 
 def expand_paths(paths: Iterable[str]) -> list[str]:
-    """Files as given, directories walked recursively in sorted order (YAML/JSON files only), ``-`` for stdin."""
+    """Files as given, directories walked recursively in sorted order (YAML/JSON files only), ``-`` for stdin.
+
+    A directory met on the walk that an earlier ``render --output-dir`` wrote (its ``kustomization.yaml`` starts
+    with the marker) is output, not input, and is left out: ``render . --output-dir out/`` works on every run. A
+    rendered directory given by name is read (``diff`` compares rendered directories)."""
     out: list[str] = []
     for p in paths:
         if p == "-":
@@ -78,12 +83,13 @@ def expand_paths(paths: Iterable[str]) -> list[str]:
             continue
         path = Path(p)
         if path.is_dir():
+            files = [f for f in path.rglob("*") if f.is_file() and f.suffix in YAML_SUFFIXES]
+            rendered = {f.parent for f in files if f.name == "kustomization.yaml" and f.parent != path and _marked(f)}
             found = sorted(
                 str(f)
-                for f in path.rglob("*")
-                if f.is_file()
-                and f.suffix in YAML_SUFFIXES
-                and not any(part.startswith(".") for part in f.relative_to(path).parts)
+                for f in files
+                if not any(part.startswith(".") for part in f.relative_to(path).parts)
+                and not any(d in rendered for d in f.parents)
             )
             out.extend(found)
         elif path.is_file():
@@ -279,3 +285,9 @@ def _string_at(data: Any, key: str) -> str:
     """``data[key]`` when it is a string, else ``""`` (a wrong type is the envelope check's to report)."""
     value = data.get(key) if isinstance(data, dict) else None
     return value if isinstance(value, str) else ""
+
+
+def _marked(path: Path) -> bool:
+    """Whether the file starts with what ``render --output-dir`` writes first."""
+    with open(path, "rb") as fh:
+        return fh.read(len(OUTPUT_DIR_MARKER)) == OUTPUT_DIR_MARKER.encode()

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from .. import constants as C
 from ..errors import CompileError, Problem
-from .kinds import KindTable, unsupported_kind
+from .kinds import KindTable, misplaced_kind, unsupported_kind
 from .namespacing import group_of
 from .parse import Document
 
@@ -64,6 +64,8 @@ def split_inputs(
             )
         elif group_of(doc.api_version) == C.SERVING_GROUP and (doc.api_version, doc.kind) not in kinds:
             problems.append(unsupported_kind(doc, kinds))
+        elif misplaced := misplaced_kind(doc, kinds):
+            problems.append(misplaced)
         elif _compiled(doc, kinds, read_configmaps):
             out.compiled.append(doc)
             if (doc.api_version, doc.kind) in READ_ONLY_KINDS:

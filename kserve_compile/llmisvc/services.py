@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InputError, Problem
+from ..errors import InputError, Problem, note_problem
 from ..inputs.cluster_state import ClusterState
 from ..inputs.config import KServeConfig
 from ..inputs.parse import Document
@@ -181,7 +181,7 @@ def _render_one(svc: LLMService, ctx: LLMContext, store: ConfigStore, options: L
         result.problems.append(svc.problem(exc.message, exc.path))
         return
     result.objects.extend(rendered.objects)
-    result.warnings.extend(svc.problem(note, severity="warning") for note in rendered.notes)
+    result.warnings.extend(note_problem(svc, note) for note in rendered.notes)
     result.services.append((svc, rendered))
 
 

@@ -22,6 +22,7 @@ from .. import constants as C
 from ..errors import CompileError, InputError, Problem
 from ..inputs.config import KServeConfig, load_config
 from ..inputs.gather import config_documents
+from ..inputs.kinds import KFSERVING_GROUP
 from ..inputs.parse import Document, expand_paths, parse_text, read_source
 from .edit import Change, Editor
 from .roundtrip import Chunk, dump, load, split_documents, verify
@@ -151,7 +152,8 @@ def migrate_text(text: str, file: str, settings: Settings) -> FileMigration:
 
 
 def _is_isvc(doc: Document) -> bool:
-    return doc.api_version == C.ISVC_API_VERSION and doc.kind == C.KIND_ISVC
+    """An InferenceService to migrate: KServe's v1beta1, or KFServing's (whose group the first rule renames)."""
+    return doc.api_version in (C.ISVC_API_VERSION, f"{KFSERVING_GROUP}/v1beta1") and doc.kind == C.KIND_ISVC
 
 
 def _migrate_chunk(chunk: Chunk, index: int, file: str, settings: Settings) -> tuple[str, ObjectMigration | None, int]:

@@ -21,6 +21,7 @@ from typing import Any
 from .. import constants as C
 from ..errors import InputError
 from ..inputs.config import KServeConfig
+from ..inputs.kinds import KFSERVING_GROUP
 from ..inputs.serving_types import FRAMEWORKS
 from ..kube.quantity import canonical_quantity, is_quantity
 from ..plan.defaulting import FRAMEWORK_FORMATS, V2_BY_DEFAULT_FORMATS
@@ -130,6 +131,21 @@ PREDICTOR: Path = ("spec", "predictor")
 
 
 # --- metadata.annotations[serving.kserve.io/deploymentMode] -----------------------------------------------------------
+
+
+def kfserving_group(obj: Obj, settings: Settings, state: State, editor: Editor) -> None:
+    """KServe 0.7 renamed KFServing's API group, and with it the ``serving.kubeflow.org/`` annotation and label
+    keys; the v1beta1 spec stayed as it was."""
+    version = str(obj.get("apiVersion", ""))
+    if not version.startswith(KFSERVING_GROUP + "/"):
+        return
+    editor.set(obj, "apiVersion", C.SERVING_GROUP + version.removeprefix(KFSERVING_GROUP), (), "kfserving-group")
+    for section in (ANNOTATIONS, ("metadata", "labels")):
+        keys = mapping_at(obj, section)
+        for key in [k for k in keys or () if str(k).startswith(KFSERVING_GROUP + "/")]:
+            new = C.SERVING_GROUP + str(key).removeprefix(KFSERVING_GROUP)
+            if keys is not None and new not in keys:
+                editor.rename(keys, key, new, section, "kfserving-group")
 
 
 def legacy_mode_name(obj: Obj, settings: Settings, state: State, editor: Editor) -> None:
@@ -321,6 +337,13 @@ class _Scoped(Editor):
 _SRC = "pkg/apis/serving/v1beta1/"
 
 ISVC_RULES: tuple[Rule, ...] = (
+    Rule(
+        "kfserving-group",
+        "hack/kserve_migration/kserve_migration.sh (KServe 0.7: KFServing's serving.kubeflow.org → serving.kserve.io)",
+        "apiVersion serving.kubeflow.org/v1beta1 → serving.kserve.io/v1beta1, and serving.kubeflow.org/ annotation and "
+        "label keys → serving.kserve.io/",
+        kfserving_group,
+    ),
     Rule(
         "deployment-mode-name",
         _SRC + "inference_service_defaults.go DefaultInferenceService (deprecated annotation values)",

@@ -57,7 +57,8 @@ def test_check_exits_0_when_current_1_with_the_stale_list_and_2_on_error(tmp_pat
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # --check writes nothing
     bad = tmp_path / "bad.yaml"
     bad.write_text(EXAMPLE.read_text().replace("gs://", "ftp://"))
-    assert run("render", str(bad), "--output-dir", str(out), "--check").returncode == 1  # invalid input
+    invalid = run("render", str(bad), "--output-dir", str(out), "--check")
+    assert invalid.returncode == 2 and "StorageURI not supported" in invalid.stderr  # an error, as kubectl diff
     assert run("render", str(EXAMPLE), "--check").returncode == 2  # --check without --output-dir
 
 
@@ -121,7 +122,8 @@ def test_other_objects_pass_through_and_kustomize_files_are_skipped_with_a_note(
     assert result.returncode == 0, result.stderr
     objects = list(yaml.safe_load_all(result.stdout))
     assert yaml.safe_load(CERT) in objects
-    assert {**yaml.safe_load(CM), "metadata": {"name": "app-settings"}} in objects
+    # passed through in the namespace the API server would put it in, as the KServe objects are
+    assert {**yaml.safe_load(CM), "metadata": {"name": "app-settings", "namespace": "default"}} in objects
     assert (
         f"{src / 'kustomization.yaml'}:1:1: note: a kustomize file, not a Kubernetes object: skipped" in result.stderr
     )
@@ -207,21 +209,33 @@ def test_output_formats_are_validated_everywhere() -> None:
 
 
 def test_repeated_warnings_are_printed_once_with_a_count(tmp_path: Path) -> None:
-    many = "\n---\n".join(EXAMPLE.read_text().replace("sklearn-iris", f"m{i}") for i in range(5))
+    mistyped = EXAMPLE.read_text().replace("deploymentMode: Standard", "deploymentMode: Standrd")
+    many = "\n---\n".join(mistyped.replace("sklearn-iris", f"m{i}") for i in range(5))
     result = run("render", "-", stdin=many)
     assert result.returncode == 0
-    lines = [line for line in result.stderr.splitlines() if "ServiceAccount default/default not in the inputs" in line]
+    lines = [line for line in result.stderr.splitlines() if "deploymentMode 'Standrd' is not one KServe knows" in line]
     assert len(lines) == 1 and lines[0].endswith("(and 4 more like it)")
     as_json = run("render", "-", "--error-format", "json", stdin=many)
-    assert len(as_json.stderr.splitlines()) == 5  # machines get every one
+    assert len([x for x in as_json.stderr.splitlines() if "Standrd" in x]) == 5  # machines get every one
+
+
+def test_an_input_the_run_lacks_is_noted_once_per_run_with_its_count(tmp_path: Path) -> None:
+    many = "\n---\n".join(EXAMPLE.read_text().replace("sklearn-iris", f"m{i}") for i in range(5))
+    for fmt in ("text", "json"):
+        result = run("render", "-", "--error-format", fmt, stdin=many)
+        assert result.returncode == 0
+        [line] = [x for x in result.stderr.splitlines() if "ServiceAccount default/default not in the inputs" in x]
+        assert "(and for 4 more objects of the run); give it as an input" in line
+    quiet = run("render", "-", "-q", stdin=many)
+    assert quiet.stderr == ""
 
 
 def test_quiet_is_quiet_on_failure_and_with_output_dir(tmp_path: Path) -> None:
     bad = EXAMPLE.read_text().replace("gs://", "ftp://") + "\n---\n" + EXAMPLE.read_text().replace("sklearn-iris", "ok")
     loud = run("render", "-", stdin=bad)
     quiet = run("render", "-", "-q", stdin=bad)
-    assert "warning:" in loud.stderr and loud.returncode == quiet.returncode == 1
-    assert "warning:" not in quiet.stderr and "StorageURI not supported" in quiet.stderr
+    assert "note:" in loud.stderr and loud.returncode == quiet.returncode == 1
+    assert "note:" not in quiet.stderr and "StorageURI not supported" in quiet.stderr
     written = run("render", str(EXAMPLE), "-q", "--output-dir", str(tmp_path / "out"))
     assert written.returncode == 0 and written.stderr == ""
 

@@ -40,7 +40,7 @@ def rules_of(body: str, config: Settings = SHIPPED) -> set[str]:
 
 def test_every_rule_names_the_kserve_source_it_mirrors():
     for rule in ISVC_RULES:
-        assert rule.source.startswith("pkg/apis/serving/v1beta1/"), rule
+        assert rule.source.startswith(("pkg/apis/serving/v1beta1/", "hack/kserve_migration/")), rule
         assert rule.summary and rule.id
 
 
@@ -341,3 +341,22 @@ def test_bad_input_is_reported_with_file_line_column_object_and_field(body: str,
     with pytest.raises(CompileError) as exc:
         migrate_text(HEAD + body, "in.yaml", SHIPPED)
     assert str(exc.value).startswith(where), str(exc.value)
+
+
+def test_kfservings_group_and_annotation_keys_become_kserves():
+    body = """apiVersion: serving.kubeflow.org/v1beta1   # KFServing
+kind: InferenceService
+metadata:
+  name: m
+  annotations:
+    serving.kubeflow.org/deploymentMode: Standard  # kept comment
+spec:
+  predictor:
+    model: {modelFormat: {name: sklearn}, storageUri: gs://b/m}
+"""
+    result = migrate_text(body, "in.yaml", SHIPPED)
+    first = result.new_text.splitlines()[0]
+    assert first.startswith("apiVersion: serving.kserve.io/v1beta1 ") and first.endswith("# KFServing")
+    [line] = [x for x in result.new_text.splitlines() if "deploymentMode" in x]
+    assert line.startswith("    serving.kserve.io/deploymentMode: Standard ") and line.endswith("# kept comment")
+    assert [c.rule for c in result.objects[0].changes][:2] == ["kfserving-group", "kfserving-group"]

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ... import constants as C
-from ...errors import InputError
+from ...errors import InputError, MissingInput
 from ...inputs.cluster_state import ClusterState, secret_data
 from ...inputs.config import CredentialConfig, S3Config
 
@@ -192,9 +192,8 @@ def add_service_account_credentials(
     sa_name = service_account_name or "default"
     sa = cluster.service_account(namespace, sa_name)
     if sa is None:
-        warnings.append(
-            f"ServiceAccount {namespace}/{sa_name} not in the inputs: no storage credentials injected into {container.get('name')}"
-        )
+        effect = f"no storage credentials injected into {container.get('name')}"
+        warnings.append(MissingInput("ServiceAccount", namespace, sa_name, effect))
         return
     sa_annotations = (sa.get("metadata") or {}).get("annotations") or {}
     if C.ANN_AWS_IRSA_ROLE_ARN in sa_annotations:
@@ -220,9 +219,8 @@ def _mount_secret(
     """``mountSecretCredential``: the first matching credential kind wins, checked in KServe's order."""
     secret = cluster.secret(namespace, secret_name)
     if secret is None:
-        warnings.append(
-            f"Secret {namespace}/{secret_name} not in the inputs: its storage credentials are not injected into {container.get('name')}"
-        )
+        effect = f"its storage credentials are not injected into {container.get('name')}"
+        warnings.append(MissingInput("Secret", namespace, secret_name, effect))
         return
     data = secret_data(secret)
     annotations = (secret.get("metadata") or {}).get("annotations") or {}
@@ -301,11 +299,10 @@ def _storage_key_and_payload(
     """The storage Secret's key (given, or ``default[_<type>]``) and its content when the Secret is known."""
     if secret is None:
         if key:
-            warnings.append(
-                f"Secret {namespace}/{secret_name} not in the inputs: STORAGE_CONFIG refers to its key {key!r} unchecked"
-            )
+            effect = f"STORAGE_CONFIG refers to its key {key!r} unchecked"
         else:
-            warnings.append(f"Secret {namespace}/{secret_name} not in the inputs: no STORAGE_CONFIG injected")
+            effect = "no STORAGE_CONFIG injected"
+        warnings.append(MissingInput("Secret", namespace, secret_name, effect))
         return key, None
     data = secret_data(secret)
     if key and key not in data:
