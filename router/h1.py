@@ -189,7 +189,8 @@ class Connection(asyncio.Protocol):
 
     def _finish(self) -> None:
         waiter = self._waiter
-        if waiter is None:
+        if waiter is None:  # an answer nobody asked for (it came with the last one): Go closes the connection
+            self._close()
             return
         self._waiter = None
         self._disarm()
