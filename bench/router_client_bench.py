@@ -1,7 +1,7 @@
 """Step-client candidates for the InferenceGraph router, side by side on the same stub and the same core.
 
 Each candidate runs in its own process pinned to ``--cpu`` (default 0), on uvloop, and POSTs the router's step
-request (52-byte JSON answer, keep-alive) to one stub (``bench/router_bench.py``'s raw asyncio stub, on the other
+request (52-byte JSON answer, keep-alive) to one stub (``bench/router_load.py``'s raw asyncio stub, on the other
 CPUs) from ``c`` concurrent tasks. Printed per candidate and concurrency: CPU µs per call (user + system of the
 whole process, its threads included, over the timed calls) and calls/s, medians over ``--rounds`` alternating rounds.
 
@@ -34,9 +34,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path[:0] = [ROOT, HERE]
 
-import router_bench  # noqa: E402 - the stub and helpers
+import router_load as rl  # noqa: E402 - the stub and helpers
 
-REQUEST = router_bench.REQUEST
+REQUEST = rl.REQUEST
 Call = Callable[[], Awaitable[bytes]]
 CANDIDATES = ("router.h1", "router.h1+aiofastnet", "aiohttp", "pyreqwest", "curl-cffi", "aiosonic")
 
@@ -144,7 +144,7 @@ _PACKAGES = {"router.h1+aiofastnet": "aiofastnet", "pyreqwest": "pyreqwest", "cu
 
 async def _measure(name: str, url: str, concurrency: int, calls: int) -> str:
     call, close = await _MAKERS[name](url)
-    expected = router_bench.STUB_BODY
+    expected = rl.STUB_BODY
 
     async def worker(n: int) -> None:
         for _ in range(n):
@@ -164,7 +164,7 @@ async def _measure(name: str, url: str, concurrency: int, calls: int) -> str:
 # --- orchestration ------------------------------------------------------------------------------------------------
 
 
-def _available(name: str) -> bool:
+def available(name: str) -> bool:
     package = _PACKAGES.get(name, name if name in ("aiohttp", "aiosonic") else "")
     if not package:
         return True
@@ -173,7 +173,7 @@ def _available(name: str) -> bool:
     return importlib.util.find_spec(package) is not None
 
 
-def _one(name: str, url: str, concurrency: int, calls: int, cpu: int) -> tuple[float, float]:
+def one(name: str, url: str, concurrency: int, calls: int, cpu: int) -> tuple[float, float]:
     proc = subprocess.Popen(
         [sys.executable, __file__, "--role", name, "--url", url, "--c", str(concurrency), "--calls", str(calls)],
         cwd=ROOT,
@@ -208,8 +208,10 @@ def main() -> None:
     names = [n for n in (args.only.split(",") if args.only else CANDIDATES) if n]
     other = set(os.sched_getaffinity(0)) - {args.cpu} or {args.cpu}
     os.sched_setaffinity(0, other)
-    (port,) = router_bench._free_ports(1)
-    stub = router_bench._spawn([sys.executable, router_bench.__file__, "--role", "stubs", "--ports", str(port)], other)
+    (port,) = rl.free_ports(1)
+    stub = rl.spawn(
+        [sys.executable, os.path.join(HERE, "router_bench.py"), "--role", "stubs", "--ports", str(port)], other
+    )
     url = f"http://127.0.0.1:{port}/v1/models/m:predict"
     print(
         f"router_client_bench {time.strftime('%Y-%m-%d %H:%M')}: clients on CPU {args.cpu}, stub on {sorted(other)}; "
@@ -217,7 +219,7 @@ def main() -> None:
         f"on {os.cpu_count()} CPUs"
     )
     try:
-        present = [n for n in names if _available(n)]
+        present = [n for n in names if available(n)]
         for name in names:
             if name not in present:
                 print(f"  {name}: not installed, skipped")
@@ -225,12 +227,12 @@ def main() -> None:
             runs: dict[str, list[tuple[float, float]]] = {n: [] for n in present}
             for _ in range(args.rounds):
                 for name in present:
-                    runs[name].append(_one(name, url, c, args.calls, args.cpu))
+                    runs[name].append(one(name, url, c, args.calls, args.cpu))
             print(f"\nc={c}: {'candidate':<22} {'CPU us/call':>11} {'calls/s':>8}  vs aiohttp CPU")
-            base = router_bench._median([r[0] for r in runs.get("aiohttp", [])]) if "aiohttp" in runs else 0.0
+            base = rl.median([r[0] for r in runs.get("aiohttp", [])]) if "aiohttp" in runs else 0.0
             for name in present:
-                us = router_bench._median([r[0] for r in runs[name]])
-                rate = router_bench._median([r[1] for r in runs[name]])
+                us = rl.median([r[0] for r in runs[name]])
+                rate = rl.median([r[1] for r in runs[name]])
                 ratio = f"{us / base:.2f}x" if base else "-"
                 print(f"     {name:<22} {us:>11.1f} {rate:>8.0f}  {ratio:>8}")
         print(f"\nload average at the end: {os.getloadavg()[0]:.1f}")
