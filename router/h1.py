@@ -20,7 +20,9 @@ knows nothing of the graph: :meth:`Pool.exchange` takes the request bytes and gi
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import re
 import socket
 import ssl as ssl_module
 import time
@@ -70,6 +72,32 @@ def _os_error_text(err: OSError) -> str:
     return text[:1].lower() + text[1:]
 
 
+_HTTP_VERSION = re.compile(r"HTTP/[0-9]\.[0-9]")
+
+
+def malformed(first: bytes, err: Exception) -> str:
+    """Go's ``ReadResponse`` wording for a bad status line (``malformed HTTP status code "ready"``); past the status
+    line, llhttp's reason."""
+    line = first.split(b"\n", 1)[0].rstrip(b"\r").decode("latin-1")
+    if line:
+        proto, space, status = line.partition(" ")
+        if not space:
+            return f"malformed HTTP response {_go_quote(line)}"
+        code = status.lstrip(" ").partition(" ")[0]
+        if len(code) != 3 or not code.isdigit():
+            return f"malformed HTTP status code {_go_quote(code)}"
+        if not _HTTP_VERSION.fullmatch(proto):
+            return f"malformed HTTP version {_go_quote(proto)}"
+    return f"malformed HTTP response ({err})"
+
+
+def _go_quote(text: str) -> str:
+    """Go's ``%q`` for the printable ASCII a status line normally holds."""
+    if text.isascii() and text.isprintable():
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return json.dumps(text)
+
+
 class Connection(asyncio.Protocol):
     """One keep-alive connection; :meth:`send` writes a request and waits for its whole answer."""
 
@@ -77,6 +105,7 @@ class Connection(asyncio.Protocol):
         "_body",
         "_delimited",
         "_encoding",
+        "_first",
         "_got_bytes",
         "_headers_done",
         "_timer",
@@ -102,6 +131,7 @@ class Connection(asyncio.Protocol):
         self._delimited = False
         self._headers_done = False
         self._got_bytes = False
+        self._first = b""
         self.reused = False
         self.closed = False
         self.idle_since = 0.0
@@ -121,15 +151,16 @@ class Connection(asyncio.Protocol):
         if self._waiter is None:  # bytes on an idle connection: Go closes it ("unsolicited response")
             self._close()
             return
-        self._got_bytes = True
+        if not self._got_bytes:
+            self._got_bytes = True
+            self._first = data
         try:
             self.parser.feed_data(data)
         except httptools.HttpParserUpgrade:
             pass
         except httptools.HttpParserError as err:
-            self._fail(
-                TransportError(f"net/http: HTTP/1.x transport connection broken: malformed HTTP response ({err})")
-            )
+            reason = malformed(b"" if self._headers_done else self._first, err)
+            self._fail(TransportError(f"net/http: HTTP/1.x transport connection broken: {reason}"))
 
     def eof_received(self) -> bool:
         if self._waiter is not None and self._headers_done and not self._delimited:

@@ -239,17 +239,24 @@ def test_eof_in_the_body_is_reported_bare_as_go_readall_does() -> None:
     run(case())
 
 
-def test_malformed_answer() -> None:
+@pytest.mark.parametrize(
+    ("status_line", "reason"),
+    [
+        (b"SMTP ready", 'malformed HTTP status code "ready"'),
+        (b"garbage", 'malformed HTTP response "garbage"'),
+        (b"HTTP/1.1 2000 OK", 'malformed HTTP status code "2000"'),
+        (b"HTP/1.1 200 OK", 'malformed HTTP version "HTP/1.1"'),
+    ],
+)
+def test_malformed_answer_in_gos_words(status_line: bytes, reason: str) -> None:
     async def garbage(ex: Exchange) -> None:
-        ex.writer.write(b"SMTP ready\r\n\r\n")
+        ex.writer.write(status_line + b"\r\nContent-Length: 0\r\n\r\n")
 
     async def case() -> None:
         async with scripted(garbage) as server:
             with pytest.raises(CallError) as err:
                 await _with_client(lambda c: _post(c, server.url))
-        assert str(err.value).startswith(
-            f'Post "{server.url}": net/http: HTTP/1.x transport connection broken: malformed HTTP response'
-        )
+        assert str(err.value) == f'Post "{server.url}": net/http: HTTP/1.x transport connection broken: {reason}'
 
     run(case())
 
