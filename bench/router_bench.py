@@ -36,6 +36,7 @@ import json
 import os
 import random
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -159,6 +160,13 @@ def start_contenders(
         proc = rl.spawn(_router_argv(graph, bport), cpus, ready_port=bport, cwd=before_tree)
         out.append(Contender("before", proc, bport))
     if go_router is not None:
+        try:
+            socket.create_connection(("127.0.0.1", GO_ROUTER_PORT), timeout=1).close()
+        except OSError:
+            pass
+        else:
+            stop(out)
+            raise SystemExit(f"--go-router: port {GO_ROUTER_PORT} is in use; the Go router listens there")
         env = {**os.environ, "GOMAXPROCS": "1"}
         proc = rl.spawn([go_router, "--graph-json", graph], cpus, ready_port=GO_ROUTER_PORT, env=env)
         out.append(Contender("go", proc, GO_ROUTER_PORT))

@@ -185,9 +185,16 @@ def spawn(
     cwd: str = ROOT,
     env: dict[str, str] | None = None,
 ) -> subprocess.Popen[bytes]:
-    """Start ``argv`` pinned to ``cpus``; ready when it prints ``ready`` or, with ``ready_port``, listens there."""
-    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    os.sched_setaffinity(proc.pid, cpus)  # before it has imported anything, let alone served
+    """Start ``argv`` pinned to ``cpus`` (set before exec, so every thread it starts inherits it); ready when it
+    prints ``ready`` or, with ``ready_port``, listens there."""
+    proc = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=lambda: os.sched_setaffinity(0, cpus),
+    )
     if ready_port is None:
         assert proc.stdout is not None and proc.stdout.readline().strip() == b"ready"
         return proc
