@@ -33,7 +33,6 @@ import httptools
 
 IDLE_TIMEOUT_S = 90.0
 DIAL_TIMEOUT_S = 30.0
-SWEEP_EVERY_S = 30.0
 
 
 class TransportError(Exception):
@@ -330,11 +329,15 @@ class Pool:
     async def acquire(self, deadline: float | None) -> Connection:
         """The most recently used live idle connection, else a new one."""
         idle = self.idle
-        while idle:
-            conn = idle.pop()
-            if not conn.closed and conn.transport is not None and not conn.transport.is_closing():
-                self.busy.add(conn)
-                return conn
+        if idle:
+            oldest = time.monotonic() - self.idle_timeout
+            while idle:
+                conn = idle.pop()
+                if conn.idle_since <= oldest:  # past Go's IdleConnTimeout, even if the sweep has not run yet
+                    conn._close()
+                elif not conn.closed and conn.transport is not None and not conn.transport.is_closing():
+                    self.busy.add(conn)
+                    return conn
         conn = await self._dial(deadline)
         self.busy.add(conn)
         return conn

@@ -395,6 +395,9 @@ def test_idle_connections_are_closed_after_the_idle_timeout() -> None:
             await asyncio.sleep(0.05)
             (_, reused) = await pool.exchange(request)
             assert reused is False and server.connections == 2
+            await asyncio.sleep(0.1)  # idle past the timeout, the sweep not run: not used either
+            (_, reused) = await pool.exchange(request)
+            assert reused is False and server.connections == 3
             pool.close()
 
     run(case())
