@@ -36,8 +36,10 @@ if sys.argv[3] == "render":
     from kserve_compile.emit import dump_yaml
     run = lambda: dump_yaml(render_files([sys.argv[2]]))
 else:
-    from kserve_compile.explain import annotated_yaml, explain_paths
-    run = lambda: annotated_yaml(explain_paths([sys.argv[2]]))
+    from kserve_compile.api import CompileOptions, render_result
+    from kserve_compile.provenance.explain import annotated_yaml
+
+    run = lambda: annotated_yaml(render_result([sys.argv[2]], options=CompileOptions(trace=True)).objects)
 run()
 t = time.perf_counter(); run(); print(time.perf_counter() - t)
 """

@@ -40,10 +40,11 @@ from llm_workload import llmisvcs  # noqa: E402
 from workload import isvcs  # noqa: E402
 
 from kserve_compile.api import render_objects  # noqa: E402
-from kserve_compile.emit import dump_yaml, write_output_dir  # noqa: E402
+from kserve_compile.driver import compile as compile_documents  # noqa: E402
+from kserve_compile.emit import dump_yaml
+from kserve_compile.emit.outdir import write_output_dir  # noqa: E402
 from kserve_compile.emit.yaml_text import _yaml_c, dump_yaml_python  # noqa: E402
-from kserve_compile.parse import parse_text  # noqa: E402
-from kserve_compile.pipeline import compile_documents  # noqa: E402
+from kserve_compile.inputs.parse import parse_text  # noqa: E402
 
 
 def run_times(fn, rounds: int) -> list[float]:

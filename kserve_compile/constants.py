@@ -29,6 +29,7 @@ MODE_MODELMESH = "ModelMesh"
 MODE_LEGACY_RAW = "RawDeployment"
 MODE_LEGACY_SERVERLESS = "Serverless"
 LEGACY_MODES = {MODE_LEGACY_RAW: MODE_STANDARD, MODE_LEGACY_SERVERLESS: MODE_KNATIVE}
+DEPLOYMENT_MODES = (MODE_STANDARD, MODE_KNATIVE, MODE_MODELMESH)  # what GetDeploymentMode resolves to
 
 # --- component names --------------------------------------------------------------------------
 PREDICTOR = "predictor"

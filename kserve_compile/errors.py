@@ -2,11 +2,16 @@
 
 A pure stage raises :class:`InputError` naming the field path it rejects; the driver attaches the
 file and position from the parse step's source map and gathers every problem of a run into one
-:class:`CompileError`, so a user sees all of them at once.
+:class:`CompileError`, so a user sees all of them at once. The wordings several stages share (a did-you-mean, a value outside an enum, an
+unknown field) are defined here once.
 """
 
 from __future__ import annotations
 
+import difflib
+import json
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -69,3 +74,71 @@ class CompileError(Exception):
 
 class UsageError(Exception):
     """Bad command-line usage (exit 2), e.g. a missing file or an unknown output format."""
+
+
+# --- the shared wordings ------------------------------------------------------------------------------------------
+
+
+def go_quote(text: str) -> str:
+    """Go's ``%q`` for the strings that appear in KServe's messages (close enough: JSON string syntax)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def closest(word: str, known: Iterable[str]) -> str | None:
+    """The known word nearest to ``word`` (case-insensitive), if one is near enough."""
+    choices = list(known)
+    lowered = {c.lower(): c for c in choices}
+    match = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.6)
+    return lowered[match[0]] if match else None
+
+
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """``'; did you mean "x"?'`` or ``""``."""
+    near = closest(word, known)
+    return f'; did you mean "{near}"?' if near and near != word else ""
+
+
+def enum_message(value: object, allowed: Iterable[object]) -> str:
+    """The one wording of a value outside an enum (the API server's), with a did-you-mean."""
+    choices = list(allowed)
+    hint = did_you_mean(value, [str(c) for c in choices]) if isinstance(value, str) else ""
+    return f"unsupported value {value!r}: supported values: {', '.join(repr(c) for c in choices)}{hint}"
+
+
+def unknown_field_message(key: str, known: Iterable[str]) -> str:
+    """The one wording of an unknown field, for ``render`` (typed models) and ``validate`` (schemas) alike."""
+    return f'unknown field "{key}"{did_you_mean(key, known)}'
+
+
+# --- one problem per place -----------------------------------------------------------------------------------------
+
+
+def by_place(problems: Iterable[Problem]) -> list[Problem]:
+    """Errors before warnings and notes, each in file, line, column order (stable: one place keeps its order)."""
+    return sorted(problems, key=lambda p: (p.severity != "error", p.file, p.line, p.col))
+
+
+def merge_problems(*sources: Sequence[Problem]) -> list[Problem]:
+    """One problem per place, from ``sources`` in order of precedence (KServe's own wording first). A typed model's
+    bare 'unknown field "x"' on a struct gives way to a later source's report of the field itself."""
+    later = [p for source in sources[1:] for p in source]
+    fields = {(p.file, p.path) for p in later}
+    first = [
+        p
+        for p in (sources[0] if sources else ())
+        if not ((m := _BARE_UNKNOWN.match(p.message)) and (p.file, f"{p.path}.{m.group(1)}") in fields)
+    ]
+    places: set[tuple] = set()
+    out = []
+    for p in [*first, *later]:
+        if _place(p) not in places:
+            places.add(_place(p))
+            out.append(p)
+    return out
+
+
+def _place(p: Problem) -> tuple:
+    return (p.file, p.line, p.col, p.path, p.severity) if p.line else (p.file, p.path, p.severity, p.message)
+
+
+_BARE_UNKNOWN = re.compile(r'^unknown field "([^"]+)"$')

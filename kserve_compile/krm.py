@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import CompileError, Problem
-from .parse import Document
+from .inputs.parse import Document
 
 RESOURCE_LIST_API_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1alpha1")
 PATH_ANNOTATIONS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
@@ -142,7 +142,7 @@ def resource_list(
 def _replaced(doc: Document) -> bool:
     """KServe's own inputs, which the function replaces by what they render."""
     from . import constants as C
-    from .namespacing import group_of
+    from .inputs.namespacing import group_of
 
     return group_of(doc.api_version) == C.SERVING_GROUP or (doc.api_version, doc.kind, doc.name) == (
         "v1",
@@ -152,10 +152,11 @@ def _replaced(doc: Document) -> bool:
 
 
 def run_function(resource_list_doc: Document) -> tuple[dict[str, Any], bool]:
-    """The output ResourceList and whether the run succeeded (on failure the items come back unchanged)."""
-    from .emit import sort_objects
-    from .namespacing import with_namespace
-    from .run import RunOptions, prepared_inputs, render_split
+    """The output ResourceList and whether the run succeeded (on failure the items come back unchanged).
+
+    KServe's inputs are compiled without the orchestrator's annotations; every other item goes through the driver as
+    it is (passed through, or read and kept), so the output holds it unchanged."""
+    from .driver import CompileOptions, compile
 
     original = resource_list_doc.data.get("items") or []
     refs: Refs = {}
@@ -163,13 +164,9 @@ def run_function(resource_list_doc: Document) -> tuple[dict[str, Any], bool]:
         config = function_config(resource_list_doc.data)
         items = item_documents(resource_list_doc)
         refs = item_refs(items)
-        split = prepared_inputs(
-            [without_orchestrator_annotations(d) for d in items], RunOptions(config.namespace, config.strict)
-        )
-        result = render_split(split)
-        kept = with_namespace([d for d in items if not _replaced(d)], config.namespace)
+        docs = [without_orchestrator_annotations(d) if _replaced(d) else d for d in items]
+        options = CompileOptions(namespace=config.namespace, strict=config.strict, keep_read_inputs=True)
+        result = compile(docs, options)
     except CompileError as exc:
         return resource_list(original if isinstance(original, list) else [], exc.problems, refs), False
-    passed = {id(d.data) for d in split.passed}
-    rendered = [o for o in result.objects if id(o) not in passed]
-    return resource_list(sort_objects(rendered + [d.data for d in kept]), result.warnings, refs), True
+    return resource_list(result.objects, result.warnings, refs), True

@@ -23,7 +23,7 @@ _EXPORTS = {
     "Router": "engine",
     "TraceEvent": "engine",
 }
-__all__ = sorted(_EXPORTS)
+__all__ = ["client", "server", *sorted(_EXPORTS)]  # the modules graph run uses, and the names below
 
 
 def __getattr__(name: str) -> Any:

@@ -17,9 +17,9 @@ ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "golden"
 sys.path.insert(0, str(ROOT))
 
+from kserve_compile.driver import compile as compile_documents  # noqa: E402
 from kserve_compile.emit import dump_yaml  # noqa: E402
-from kserve_compile.parse import parse_paths  # noqa: E402
-from kserve_compile.pipeline import compile_documents  # noqa: E402
+from kserve_compile.inputs.parse import parse_paths  # noqa: E402
 
 
 def render(scenario: Path) -> str:

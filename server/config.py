@@ -1,10 +1,14 @@
-"""Command line, compatible with KServe's model servers (snake_case flags; dashes accepted too)."""
+"""Command line, compatible with KServe's model servers (snake_case flags; dashes accepted too), and how the parsed
+options reach worker processes (``--workers`` > 1): one environment variable, written and read only here.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
+import resource
 from dataclasses import asdict, dataclass, fields
 
 from server.providers import DEVICES
@@ -12,6 +16,23 @@ from server.providers import DEVICES
 logger = logging.getLogger("server")
 
 MIB = 1024 * 1024
+OPTIONS_ENV = "ONNXSERVER_OPTIONS"  # how worker processes receive the parsed command line
+FD_RESERVE = 64  # descriptors kept for model files, gRPC, logging, the listening sockets
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The connection limits of the HTTP protocol (server.http_protocol.BoundedHttpToolsProtocol)."""
+
+    max_header_bytes: int = 64 * 1024
+    header_timeout: float = 30.0
+    body_timeout: float = 30.0
+    max_connections: int = 0  # 0: the open-file limit less FD_RESERVE
+
+    def connection_cap(self) -> int:
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+        by_fds = max(16, soft - FD_RESERVE) if soft != resource.RLIM_INFINITY else 1 << 20
+        return min(self.max_connections, by_fds) if self.max_connections > 0 else by_fds
 
 
 @dataclass
@@ -50,10 +71,7 @@ class Options:
     large_request_bytes: int = 256 * 1024
     process_decode_bytes: int = 8 * MIB
 
-    def limits(self):
-        """The connection limits of the HTTP protocol (server.http_protocol.Limits)."""
-        from server.http_protocol import Limits
-
+    def limits(self) -> Limits:
         return Limits(self.max_header_size, self.header_timeout, self.body_timeout, self.max_connections)
 
     def to_json_dict(self) -> dict[str, object]:
@@ -220,3 +238,16 @@ def parse_options(argv: list[str] | None = None) -> Options:
     if options.access_log_format:
         options.enable_access_log = True
     return options
+
+
+def options_to_environment(options: Options) -> None:
+    """Hand ``options`` to the worker processes uvicorn is about to start (they inherit the environment)."""
+    os.environ[OPTIONS_ENV] = json.dumps(options.to_json_dict())
+
+
+def options_from_environment() -> Options | None:
+    """The options a parent process handed over (options_to_environment), or None outside a worker."""
+    raw = os.environ.get(OPTIONS_ENV)
+    if not raw:
+        return None
+    return Options.from_json_dict(json.loads(raw))

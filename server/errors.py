@@ -43,6 +43,20 @@ class ModelNotReady(ServerError):
         self.detail = detail
 
 
+class LoadRefused(ModelNotReady):
+    """A repository load that cannot succeed while ``model_dir`` holds what it holds (a corrupt or unservable file,
+    a link out of the repository): 400 / INVALID_ARGUMENT with Triton's message, as Triton answers a failed load.
+    A load that may succeed later (memory, open files, the server shutting down) stays a ModelNotReady (503)."""
+
+    status = 400
+    grpc_code = grpc.StatusCode.INVALID_ARGUMENT
+    reason = "REJECTED"
+
+    def __init__(self, name: str, detail: str) -> None:
+        ServerError.__init__(self, f"load failed for model '{name}': {detail}")
+        self.detail = detail
+
+
 class PayloadTooLarge(ServerError):
     status = 413
     grpc_code = grpc.StatusCode.RESOURCE_EXHAUSTED

@@ -118,11 +118,12 @@ def build_handlers(state: ServerState) -> dict[str, grpc.RpcMethodHandler]:
         except Exception as exc:
             model.stats.failure(getattr(exc, "reason", OTHER), time.perf_counter() - started)
             raise
-        observe(model, feeds, started, decoded_at, predicted_at)
+        observe(model, feeds, state.batcher_for(model) is not None, started, decoded_at, predicted_at)
         return response
 
     async def ModelConfig(request, context):
-        return pb.ModelConfigResponse(config=model_config(_model(state, request.name, request.version)))
+        model = _model(state, request.name, request.version)
+        return pb.ModelConfigResponse(config=model_config(model, state.batcher_for(model)))
 
     async def ModelStatistics(request, context):
         if request.name:

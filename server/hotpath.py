@@ -95,7 +95,7 @@ class Inference:
     def _observe(
         self, model: OnnxModel, feeds: dict, request_id: str | None, started: float, decoded: float, predicted: float
     ) -> None:
-        observe(model, feeds, started, decoded, predicted)
+        observe(model, feeds, self.state.batcher_for(model) is not None, started, decoded, predicted)
         if self.latency_log:
             done = time.perf_counter()
             trace.info(
@@ -107,15 +107,15 @@ class Inference:
             )
 
 
-def observe(model: OnnxModel, feeds: dict, started: float, decoded: float, predicted: float) -> None:
-    """A successful request: KServe's latency histograms and Triton's statistics."""
+def observe(model: OnnxModel, feeds: dict, batched: bool, started: float, decoded: float, predicted: float) -> None:
+    """A successful request: KServe's latency histograms and Triton's statistics (``batched``: through a batcher)."""
     done = time.perf_counter()
     timers = metrics.timers(model.name)
     timers.pre.observe(decoded - started)
     timers.predict.observe(predicted - decoded)
     timers.post.observe(done - predicted)
     rows = 1
-    if model.batcher is not None:  # Triton counts batch rows as inferences when the model batches
+    if batched:  # Triton counts batch rows as inferences when the model batches
         rows = next(iter(feeds.values())).shape[0]
     model.stats.success(rows, started, decoded, predicted, done)
 

@@ -20,32 +20,17 @@ Mirrors the limits of Triton's HTTP front end and of nginx (``client_header_time
 from __future__ import annotations
 
 import json
-import os
 import resource
 import time
 from asyncio import Transport
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
 
+from server.config import Limits, options_from_environment
+
 if TYPE_CHECKING:
     from uvicorn._types import ASGISendEvent
-
-FD_RESERVE = 64  # descriptors kept for model files, gRPC, logging, the listening sockets
-
-
-@dataclass(frozen=True)
-class Limits:
-    max_header_bytes: int = 64 * 1024
-    header_timeout: float = 30.0
-    body_timeout: float = 30.0
-    max_connections: int = 0  # 0: the open-file limit less FD_RESERVE
-
-    def connection_cap(self) -> int:
-        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-        by_fds = max(16, soft - FD_RESERVE) if soft != resource.RLIM_INFINITY else 1 << 20
-        return min(self.max_connections, by_fds) if self.max_connections > 0 else by_fds
 
 
 def raise_open_file_limit() -> int:
@@ -157,8 +142,9 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         cls = type(self)
-        if cls.limits is None:
-            cls.configure(limits_from_environment())
+        if cls.limits is None:  # a worker process: the parent's options come in the environment
+            options = options_from_environment()
+            cls.configure(options.limits() if options is not None else Limits())
         self._limits: Limits = cls.limits  # type: ignore[assignment]
         self._awaiting_headers = True
         self._body_done = True
@@ -269,13 +255,3 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self._awaiting_headers = True
         self._deadline = None
         super().on_message_complete()
-
-
-def limits_from_environment() -> Limits:
-    from server.config import Options
-    from server.main import OPTIONS_ENV
-
-    raw = os.environ.get(OPTIONS_ENV)
-    if not raw:
-        return Limits()
-    return Options.from_json_dict(json.loads(raw)).limits()

@@ -7,10 +7,8 @@ and exit status 2; in a repository, a model that fails is left unavailable and t
 
 from __future__ import annotations
 
-import json
 import logging
 import logging.config
-import os
 import socket
 import sys
 from collections.abc import Awaitable, Callable
@@ -18,13 +16,11 @@ from collections.abc import Awaitable, Callable
 import uvicorn
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from server.config import Options, parse_options
+from server.config import Options, options_from_environment, options_to_environment, parse_options
 from server.http_protocol import BoundedHttpToolsProtocol, raise_open_file_limit
 from server.state import ServerState
 
 logger = logging.getLogger("server")
-
-OPTIONS_ENV = "ONNXSERVER_OPTIONS"  # how worker processes receive the parsed command line
 
 
 def logging_config(options: Options) -> dict[str, object] | str | None:
@@ -149,7 +145,10 @@ def freeze_heap() -> None:
 
 def app_from_env() -> ASGIApp:
     """Factory for worker processes (``--workers`` > 1): options travel in an environment variable."""
-    return create_app(Options.from_json_dict(json.loads(os.environ[OPTIONS_ENV])))
+    options = options_from_environment()
+    if options is None:
+        raise StartupError("server.main:app_from_env runs in the worker processes of `python -m server --workers N`")
+    return create_app(options)
 
 
 def uvicorn_kwargs(options: Options) -> dict[str, object]:
@@ -223,7 +222,7 @@ def serve(options: Options) -> int:
         return 2
     kwargs = uvicorn_kwargs(options)
     if options.workers > 1:
-        os.environ[OPTIONS_ENV] = json.dumps(options.to_json_dict())
+        options_to_environment(options)
         uvicorn.run("server.main:app_from_env", factory=True, workers=options.workers, **kwargs)  # type: ignore[arg-type]
         return 0
     server = uvicorn.Server(uvicorn.Config(create_app(options, state), **kwargs))  # type: ignore[arg-type]

@@ -6,7 +6,6 @@ import logging
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -14,9 +13,6 @@ from server.datatypes import ONNX_TO_V2, V2_TO_NUMPY
 from server.errors import InferenceFailed, InvalidInput
 from server.providers import CUDA
 from server.stats import ModelStats
-
-if TYPE_CHECKING:  # server.batcher imports this module
-    from server.batcher import Batcher
 
 logger = logging.getLogger("server.model")
 
@@ -99,7 +95,6 @@ class OnnxModel:
         self._session = None
         self._bind_device: str | None = None
         self._metadata: dict[str, object] | None = None
-        self.batcher: Batcher | None = None  # set by ServerState when dynamic batching is on
         self.shared_dims: list[tuple[str, list[tuple[str, int]]]] = []
         self.signature: ModelSignature | None = None
         self.stats = ModelStats()

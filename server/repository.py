@@ -6,7 +6,9 @@ of several models; with version directories the highest numeric version is serve
 
 Mirrors the model repository of KServe's ``kserve/model_repository.py`` (load / unload / index) and
 Triton's repository index states (READY / UNAVAILABLE with a reason). A failed model never stops the
-others: its reason is kept for the index. Error messages name files relative to ``model_dir``, so no
+others: its reason is kept for the index. A load that cannot succeed as the directory stands (a corrupt
+file, a link out of it) raises LoadRefused, one that may succeed later (memory, open files) ModelNotReady
+(server.load_failure draws the line). Error messages name files relative to ``model_dir``, so no
 response body carries a server path.
 """
 
@@ -16,7 +18,8 @@ import logging
 import re
 from pathlib import Path
 
-from server.errors import InvalidInput, ModelNotFound, ModelNotReady
+from server.errors import InvalidInput, LoadRefused, ModelNotFound, ModelNotReady
+from server.load_failure import may_succeed_later
 from server.model import OnnxModel, SessionSettings
 
 logger = logging.getLogger("server.repository")
@@ -46,6 +49,11 @@ def _model_file(directory: Path) -> tuple[Path, str] | None:
 
 def one_line(text: str) -> str:
     return " ".join(str(text).split())
+
+
+def load_failed(name: str, exc: BaseException, detail: str) -> ModelNotReady:
+    """The error for a load of ``name`` that failed with ``exc``: refused (4xx) unless a retry may succeed."""
+    return ModelNotReady(name, detail) if may_succeed_later(exc) else LoadRefused(name, detail)
 
 
 class ModelRepository:
@@ -118,14 +126,14 @@ class ModelRepository:
             if not directory.is_dir():
                 raise ModelNotFound(name)
             if directory.resolve().parent != self.root:
-                raise ModelNotReady(name, f"{name} is a link to a directory outside the model repository")
+                raise LoadRefused(name, f"{name} is a link to a directory outside the model repository")
             located = _model_file(directory)
         except OSError as exc:
-            raise ModelNotReady(name, f"{name}: {exc.strerror or 'unreadable'}") from None
+            raise load_failed(name, exc, f"{name}: {exc.strerror or 'unreadable'}") from None
         if located is None:
             raise ModelNotFound(name)
         if not located[0].resolve().is_relative_to(self.root):
-            raise ModelNotReady(name, f"{self.relative(located[0])} is a link to a file outside the model repository")
+            raise LoadRefused(name, f"{self.relative(located[0])} is a link to a file outside the model repository")
         return located
 
     # --- lifecycle (blocking: call off the event loop once serving) ----------------------------
@@ -160,13 +168,15 @@ class ModelRepository:
         self.remove(name)
 
     def build(self, name: str) -> OnnxModel:
-        """A new, ready instance of ``name`` (not yet serving); ModelNotReady with the reason when it fails."""
+        """A new, ready instance of ``name`` (not yet serving); LoadRefused / ModelNotReady with the reason when
+        it fails (ModelNotFound when the directory has no such model)."""
         path, version = self.locate(name)
         model = OnnxModel(name, path, version, self.settings)
         try:
             model.load()
         except Exception as exc:  # noqa: BLE001 - a broken file is reported, never raised to the client raw
-            raise ModelNotReady(name, f"loading {self.relative(path)} failed: {self.redact(str(exc))}") from None
+            detail = f"loading {self.relative(path)} failed: {self.redact(str(exc))}"
+            raise load_failed(name, exc, detail) from None
         return model
 
     def install(self, model: OnnxModel) -> OnnxModel | None:

@@ -102,7 +102,8 @@ class Endpoints:
         return json_response(self._versioned(request).metadata())
 
     async def model_config(self, request: Request) -> Response:
-        return json_response(triton_config.model_config(self._versioned(request)))
+        model = self._versioned(request)
+        return json_response(triton_config.model_config(model, self.state.batcher_for(model)))
 
     async def model_stats(self, request: Request) -> Response:
         name = request.path_params.get("model_name")

@@ -1,6 +1,6 @@
 """Running ONNX Runtime off the event loop.
 
-A small pool of threads takes ``(model, feeds, outputs)`` jobs from a queue and resolves asyncio
+A small pool of threads takes ``fn(*args)`` jobs (a model's ``run``) from a queue and resolves asyncio
 futures with ``call_soon_threadsafe``; this is ``run_in_executor`` without the concurrent.futures
 layer, which matters when a request is ~100 µs in total. ONNX Runtime releases the GIL while it runs.
 """
@@ -10,10 +10,6 @@ from __future__ import annotations
 import asyncio
 import queue
 import threading
-
-import numpy as np
-
-from server.model import OnnxModel
 
 
 def _settle(future: asyncio.Future, ok: bool, value: object) -> None:
@@ -56,9 +52,6 @@ class InferenceRunner:
         future = loop.create_future()
         self._jobs.put((loop, future, fn, args))
         return future
-
-    def run(self, model: OnnxModel, feeds: dict[str, np.ndarray], outputs: list[str]) -> asyncio.Future:
-        return self.submit(model.run, feeds, outputs)
 
     def close(self) -> None:
         for _ in self._threads:

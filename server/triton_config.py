@@ -8,6 +8,7 @@ dynamic dimension, ``dynamic_batching.max_queue_delay_microseconds`` and the ver
 
 from __future__ import annotations
 
+from server.batcher import Batcher
 from server.model import PLATFORM, OnnxModel, TensorSpec
 
 BACKEND = "onnxruntime"
@@ -35,9 +36,8 @@ def _tensor(spec: TensorSpec, batched: bool) -> dict[str, object]:
     return {"name": spec.name, "data_type": DATA_TYPES[spec.datatype][0], "dims": dims}
 
 
-def model_config(model: OnnxModel) -> dict[str, object]:
-    """Triton's JSON model configuration of ``model``."""
-    batcher = model.batcher
+def model_config(model: OnnxModel, batcher: Batcher | None) -> dict[str, object]:
+    """Triton's JSON model configuration of ``model``, served through ``batcher`` (None: not batched)."""
     batched = batcher is not None
     config: dict[str, object] = {
         "name": model.name,

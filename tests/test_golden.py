@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from kserve_compile.driver import compile as compile_documents
 from kserve_compile.emit import dump_yaml
-from kserve_compile.parse import parse_paths
-from kserve_compile.pipeline import compile_documents
+from kserve_compile.inputs.parse import parse_paths
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 SCENARIOS = sorted(p.name for p in GOLDEN.iterdir() if (p / "input.yaml").is_file())

@@ -22,9 +22,9 @@ SCENARIOS = sorted(p.name for p in GOLDEN.iterdir() if (p / STATUS_FILE).is_file
 
 
 def status_rows(scenario: Path) -> list[dict[str, Any]]:
-    from kserve_compile.status_urls import status_of_files
+    from kserve_compile.api import render_result
 
-    return [{"name": ref, **status} for ref, status in status_of_files([str(scenario / "input.yaml")])]
+    return [{"name": ref, **status} for ref, status in render_result([str(scenario / "input.yaml")]).status_rows()]
 
 
 def status_text(rows: list[dict[str, Any]]) -> str:
@@ -56,8 +56,8 @@ def test_golden_status(name: str) -> None:
 @pytest.mark.parametrize("name", SCENARIOS)
 def test_status_matches_the_rendered_objects(name: str) -> None:
     """The status address names a Service the render produced (or, in Knative mode, the ksvc/ExternalName Service)."""
-    from kserve_compile.parse import parse_paths
-    from kserve_compile.pipeline import compile_documents
+    from kserve_compile.driver import compile as compile_documents
+    from kserve_compile.inputs.parse import parse_paths
 
     objects = compile_documents(parse_paths([str(GOLDEN / name / "input.yaml")])).objects
     service_hosts = {
@@ -122,12 +122,10 @@ def test_status_matches_the_rendered_objects(name: str) -> None:
 def test_knative_isvc_host_is_cut_from_the_route_host(
     template: str, namespace: str, components: dict[str, str], expected: str
 ) -> None:
-    from kserve_compile.config import parse_config
-    from kserve_compile.render.ingress.route import RoutedComponent, RouteInput
-    from kserve_compile.render.ingress.virtualservice import (
-        external_host,
-        knative_status,
-    )
+    from kserve_compile.inputs.config import parse_config
+    from kserve_compile.plan.routes import RoutedComponent, RouteInput
+    from kserve_compile.plan.status import knative_status
+    from kserve_compile.render.ingress.virtualservice import external_host
 
     config = parse_config(
         {

@@ -65,4 +65,4 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(name)
 
 
-__all__ = ["app", "main"]
+__all__ = ["app", "diff_offline", "exits", "main", "options"]

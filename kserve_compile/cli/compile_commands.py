@@ -7,7 +7,7 @@ from enum import Enum
 import typer
 
 from .exits import EXIT_INVALID, ErrorFormat, guarded, report
-from .options import CONFIG, ERROR_FORMAT, NAMESPACE, QUIET, STRICT, run_options
+from .options import CONFIG, ERROR_FORMAT, NAMESPACE, QUIET, STRICT, compile_options
 
 
 class OutputFormat(str, Enum):
@@ -51,14 +51,14 @@ def render(
     """Print the objects KServe's controller and webhooks would create for the inputs."""
 
     def body() -> int:
+        from ..driver import compile
         from ..emit import dump_json, dump_yaml
         from ..errors import UsageError
-        from ..inputs import read_inputs
-        from ..run import render_documents
+        from ..inputs.gather import read_inputs
 
         if check and output_dir is None:
             raise UsageError("--check needs --output-dir (the directory to compare with)")
-        result = render_documents(read_inputs(files, config), run_options(namespace, strict))
+        result = compile(read_inputs(files, config), compile_options(namespace, strict))
         if not quiet:
             report(result.warnings, error_format)
         if output_dir is not None:
@@ -98,12 +98,10 @@ def status(
     """Print the URLs KServe would report in each InferenceService's status."""
 
     def body() -> None:
-        from ..inputs import read_inputs
-        from ..run import prepared_inputs
-        from ..status_urls import status_of_documents
+        from ..driver import compile
+        from ..inputs.gather import read_inputs
 
-        split = prepared_inputs(read_inputs(files, config), run_options(namespace, False))
-        rows = status_of_documents(split.compiled)
+        rows = compile(read_inputs(files, config), compile_options(namespace)).status_rows()
         listed = [{"name": ref, **st} for ref, st in rows]
         if output is StatusFormat.json:
             sys.stdout.write(json.dumps(listed, indent=2, sort_keys=True) + "\n")
@@ -134,19 +132,17 @@ def validate(
     offline schemas."""
 
     def body() -> None:
-        from ..errors import CompileError, UsageError
-        from ..offline_check import validate_paths
+        from ..checks.schema import check_kube_version
+        from ..driver import compile
+        from ..inputs.gather import read_inputs
 
-        try:
-            result = validate_paths(files, config, kube_version, run_options(namespace, strict))
-        except ValueError as exc:  # an unknown --kube-version
-            raise UsageError(str(exc)) from None
-        if not result.ok:
-            raise CompileError(result.problems)
+        check_kube_version(kube_version)
+        options = compile_options(namespace, strict, kube_version=kube_version)
+        result = compile(read_inputs(files, config), options)
         if not quiet:
-            report(result.problems, error_format)
+            report(result.warnings, error_format)
         sys.stdout.write(
-            f"valid: {result.inputs} input documents, {result.objects} rendered objects (Kubernetes {kube_version} schemas)\n"
+            f"valid: {result.inputs} input documents, {len(result.objects)} rendered objects (Kubernetes {kube_version} schemas)\n"
         )
 
     guarded(body, error_format, quiet)

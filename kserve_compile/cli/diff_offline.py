@@ -51,19 +51,19 @@ def offline_diff(files: Sequence[str], config: str | None, namespace: str | None
 
 
 def _render_side(side: str, config: str | None, namespace: str | None) -> list[dict[str, Any]]:
-    from ..inputs import read_inputs
-    from ..run import RunOptions, render_documents
+    from ..driver import CompileOptions, compile
+    from ..inputs.gather import read_inputs
 
-    options = RunOptions(namespace=namespace)
+    options = CompileOptions(namespace=namespace)
     match = _REV.match(side)
     if side == "-" or os.path.exists(side) or not match:
-        return render_documents(read_inputs([side], config), options).objects
+        return compile(read_inputs([side], config), options).objects
     with tempfile.TemporaryDirectory(prefix="kserve-compile-diff-") as tmp:
         root = _checkout(match["rev"], match["path"], Path(tmp))
         docs = read_inputs([str(root)], config)
         for doc in docs:  # name files as the user wrote them, not by the temporary copy
             doc.file = doc.file.replace(str(root), side.rstrip("/"), 1)
-        return render_documents(docs, options).objects
+        return compile(docs, options).objects
 
 
 def _git(*args: str) -> bytes:

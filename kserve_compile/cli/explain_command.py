@@ -7,6 +7,7 @@ from enum import Enum
 import typer
 
 from .exits import guarded
+from .options import compile_options
 
 
 class ExplainFormat(str, Enum):
@@ -31,16 +32,11 @@ def explain(
     the pod webhook — and, with --field, what each value replaced."""
 
     def body() -> None:
-        from ..explain import (
-            annotated_yaml,
-            as_json,
-            describe_field,
-            explain_paths,
-            field_origin,
-            select,
-        )
+        from ..driver import compile
+        from ..emit.explain import annotated_yaml, as_json, describe_field, field_origin, select
+        from ..inputs.gather import read_inputs
 
-        objects = select(explain_paths(files, config), obj)
+        objects = select(compile(read_inputs(files, config), compile_options(None, trace=True)).objects, obj)
         if field is not None:
             found = [(o, field_origin(o, field)) for o in objects]
             if output is ExplainFormat.json:

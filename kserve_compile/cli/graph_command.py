@@ -6,11 +6,18 @@ commands. Exit codes as the other commands: 0 ok; 1 invalid input (or, with ``ru
 """
 
 import sys
-from typing import Annotated
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from .exits import guarded
+
+if TYPE_CHECKING:
+    from ..driver import Result
+    from ..graph.graph_types import InferenceGraph
+    from ..graph.run import LocalPlan
+    from ..inputs.parse import Document
 
 
 def _request_body(data: str) -> bytes:
@@ -38,6 +45,40 @@ def _headers(values: list[str]) -> list[tuple[str, str]]:
             raise UsageError(f"-H takes 'Name: value', got {value!r}")
         out.append((name.strip(), rest.strip()))
     return out
+
+
+def _compiled_graph(files: list[str], name: str | None) -> "tuple[Result, InferenceGraph, Document]":
+    """The inputs compiled by the driver, and the graph among them to run or draw."""
+    from ..driver import compile
+    from ..graph.run import pick_graph
+    from ..inputs.gather import read_inputs
+
+    result = compile(read_inputs(files))
+    graph, doc = pick_graph(result.graphs, name)
+    return result, graph, doc
+
+
+def plan_for(
+    files: list[str],
+    backends: dict[str, str],
+    models: dict[str, str],
+    name: str | None = None,
+    port_for: "Callable[[], int] | None" = None,
+) -> "LocalPlan":
+    """Where each step of the graph among ``files`` goes (``graph run``): the isvcs of the graph's namespace reached
+    through what the driver compiled for them."""
+    from ..graph.run import free_port, plan_local
+
+    result, graph, doc = _compiled_graph(files, name)
+    targets = result.isvc_targets()
+    isvcs = {
+        c.plan.isvc.metadata.name: (targets[key], c.plan.isvc, c.doc)
+        for c in result.isvcs
+        if (key := (c.plan.isvc.metadata.namespace, c.plan.isvc.metadata.name))[0] == graph.namespace
+    }
+    assert result.context is not None
+    propagate = (result.context.config.router.headers or {}).get("propagate") or ()
+    return plan_local(graph, doc, isvcs, propagate, backends, models, port_for=port_for or free_port)
 
 
 def run_command(
@@ -83,8 +124,8 @@ def run_command(
                 f"graph run needs the router's dependencies: pip install 'kserve-compile[router]' ({exc})"
             ) from None
         request = _request_body(data) if data is not None else None
-        plan = local.plan_local(
-            files, local.parse_pairs(backend or [], "--backend"), local.parse_pairs(model or [], "--model"), name=name
+        plan = plan_for(
+            files, local.parse_pairs(backend or [], "--backend"), local.parse_pairs(model or [], "--model"), name
         )
         for note in plan.notes:
             sys.stderr.write(f"note: {note}\n")
@@ -118,13 +159,12 @@ def show_command(
 
     def body() -> int:
         from ..errors import UsageError
-        from ..graph.run import load_graph
         from ..graph.show import FORMATS
 
         draw = FORMATS.get(output)
         if draw is None:
             raise UsageError(f"unknown output format {output!r}: use {' or '.join(sorted(FORMATS))}")
-        graph, _, _ = load_graph(files, name)
+        _, graph, _ = _compiled_graph(files, name)
         sys.stdout.buffer.write(draw(graph).encode("utf-8"))
         sys.stdout.flush()
         return 0

@@ -6,7 +6,7 @@ import sys
 import typer
 
 from .exits import EXIT_INVALID, guarded, report
-from .options import NAMESPACE, QUIET, STRICT, run_options
+from .options import NAMESPACE, QUIET, STRICT, compile_options
 
 
 def fn(namespace: str | None = NAMESPACE, strict: bool = STRICT, quiet: bool = QUIET) -> None:
@@ -18,11 +18,11 @@ def fn(namespace: str | None = NAMESPACE, strict: bool = STRICT, quiet: bool = Q
     """
 
     def body() -> int:
+        from ..driver import compile
         from ..emit import dump_yaml
         from ..emit.yaml_text import yaml_document
+        from ..inputs.parse import parse_text, read_source
         from ..krm import is_resource_list, run_function
-        from ..parse import parse_text, read_source
-        from ..run import render_documents
 
         docs = parse_text(read_source("-"), "<stdin>")
         if is_resource_list(docs):
@@ -35,7 +35,7 @@ def fn(namespace: str | None = NAMESPACE, strict: bool = STRICT, quiet: bool = Q
             if not ok:
                 report([p for p in _problems(out)])
             return 0 if ok else EXIT_INVALID
-        result = render_documents(docs, run_options(namespace, strict))
+        result = compile(docs, compile_options(namespace, strict))
         if not quiet:
             report(result.warnings)
         sys.stdout.buffer.write(dump_yaml(result.objects).encode("utf-8"))

@@ -8,7 +8,7 @@ import typer
 from .exits import ErrorFormat
 
 if TYPE_CHECKING:
-    from ..run import RunOptions
+    from ..driver import CompileOptions
 
 CONFIG = typer.Option(
     None, "--config", help="The inferenceservice-config ConfigMap to use instead of KServe's shipped one."
@@ -28,7 +28,8 @@ QUIET = typer.Option(
 ERROR_FORMAT = typer.Option(ErrorFormat.text, "--error-format", help="text, json or github.")
 
 
-def run_options(namespace: str | None, strict: bool) -> "RunOptions":
-    from ..run import RunOptions
+def compile_options(namespace: str | None, strict: bool = False, **more: object) -> "CompileOptions":
+    """The driver's options from the shared flags (and a command's own, e.g. ``kube_version``, ``trace``)."""
+    from ..driver import CompileOptions
 
-    return RunOptions(namespace=namespace, strict=strict)
+    return CompileOptions(namespace=namespace, strict=strict, **more)  # type: ignore[arg-type]

@@ -1,41 +1,47 @@
-"""InferenceGraph and TrainedModel (``serving.kserve.io/v1alpha1``): validation and rendering."""
+"""InferenceGraph and TrainedModel (``serving.kserve.io/v1alpha1``): validation, rendering, running locally.
 
-from .models import GraphRouter, GraphSpec, GraphStep, InferenceGraph, TrainedModel
-from .render import (
-    graph_json,
-    graph_status_url,
-    is_stopped,
-    render_graph,
-    resolve_service_urls,
-)
-from .targets import IsvcTarget, isvc_target, predict_path
-from .trained_model import (
-    check_trained_models,
-    group_by_isvc,
-    model_config_json,
-    predictor_memory_limit,
-    validate_trained_model,
-)
-from .validation import validate_graph
+Entry points for the driver: :data:`KINDS` (the kinds this feature reads) and :func:`collect` (its documents typed and
+admitted). The rest is in the modules named for what they do — ``resources`` (the typed API), ``validation``
+(KServe's graph webhook), ``trained_model`` (the TrainedModel webhook and controller), ``targets`` (how a step
+reaches an InferenceService), ``render`` (the router's Deployment, Service, autoscaler, ingress), ``show`` (drawing)
+and ``run`` (serving a graph on this machine with :mod:`router`). This module imports none of them at load.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from .. import constants as C
+from ..errors import Problem
+from ..inputs.kinds import KindTable
+from ..inputs.parse import Document
+
+if TYPE_CHECKING:
+    from .collection import GraphInputs
+
+FEATURE = "graph"
+KINDS: KindTable = {(C.V1ALPHA1, C.KIND_IG): FEATURE, (C.V1ALPHA1, C.KIND_TM): FEATURE}
+
+
+def collect(docs: Sequence[Document], problems: list[Problem]) -> GraphInputs:
+    """The run's InferenceGraphs and TrainedModels, typed and admitted; problems are appended, located."""
+    from .collection import collect_graph_inputs
+
+    return collect_graph_inputs(docs, problems)
+
 
 __all__ = [
-    "GraphRouter",
-    "GraphSpec",
-    "GraphStep",
-    "InferenceGraph",
-    "IsvcTarget",
-    "TrainedModel",
-    "check_trained_models",
-    "graph_json",
-    "graph_status_url",
-    "group_by_isvc",
-    "is_stopped",
-    "isvc_target",
-    "model_config_json",
-    "predict_path",
-    "predictor_memory_limit",
-    "render_graph",
-    "resolve_service_urls",
-    "validate_graph",
-    "validate_trained_model",
+    # modules
+    "collection",
+    "graph_types",
+    "render",
+    "run",
+    "show",
+    "targets",
+    "trained_model",
+    # names
+    "FEATURE",
+    "KINDS",
+    "collect",
 ]

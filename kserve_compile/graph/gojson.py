@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import InputError
-from ..quantity import QUANTITY_FORMAT_ERROR, canonical_quantity, is_quantity
+from ..kube.quantity import QUANTITY_FORMAT_ERROR, canonical_quantity, is_quantity
 
 # Field kinds: a type name from K8S_TYPES, "string", "int", "bool", "quantity", ["<kind>"] (a list) or
 # {"<kind>"} (a map with string keys). Flags: "omit" = omitempty on a value field, "ptr" = pointer with omitempty

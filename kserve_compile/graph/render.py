@@ -13,12 +13,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import constants as C
-from ..components import Component
-from ..config import KServeConfig, RouterConfig
 from ..errors import InputError
-from ..models import ComponentExtension
-from ..quantity import QUANTITY_FORMAT_ERROR, canonical_quantity, is_quantity
-from ..render.ingress.domain import generate_domain_name
+from ..inputs.config import KServeConfig, RouterConfig
+from ..inputs.serving_types import ComponentExtension
+from ..kube.quantity import QUANTITY_FORMAT_ERROR, canonical_quantity, is_quantity
+from ..plan.components import Component
+from ..plan.domain import generate_domain_name
 from ..render.workloads.knative.autoscaling import (
     initial_scale_allowed,
     set_autoscaling_annotations,
@@ -27,7 +27,7 @@ from ..render.workloads.standard.autoscaler import autoscaler
 from ..render.workloads.standard.deployment import deployment, pod_template
 from ..render.workloads.standard.service import service
 from .gojson import go_dumps, normalize
-from .models import GraphSpec, InferenceGraph
+from .graph_types import GraphSpec, InferenceGraph
 from .targets import IsvcTarget
 from .validation import validate_graph
 

@@ -16,7 +16,8 @@ Where a step goes:
 * Any other ``serviceName`` step is an error naming it; another ``serviceUrl`` step is called as written, with a
   note when its host is not local.
 
-The plan (:func:`plan_local`) is pure; :func:`run_local` starts the servers and the router.
+The plan (:func:`plan_local`, over what the driver compiled) is pure; :func:`run_local` starts the servers and the
+router.
 """
 
 from __future__ import annotations
@@ -36,9 +37,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 from .. import constants as C
 from ..errors import CompileError, InputError, Problem, UsageError
-from ..inputs import prepare
-from ..parse import Document, parse_paths
-from .models import GraphSpec, InferenceGraph
+from ..inputs.parse import Document
+from .graph_types import GraphSpec, InferenceGraph
 from .render import graph_json
 from .targets import IsvcTarget, predict_path
 from .validation import validate_graph
@@ -89,59 +89,39 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def load_graph(paths: Sequence[str], name: str | None = None) -> tuple[InferenceGraph, Document, Any]:
-    """The graph to run (``name`` picks one of several), its document, and the prepared inputs."""
-    ctx = prepare(parse_paths(paths))
-    errors = [p for p in ctx.problems if p.severity == "error"]
-    if errors:
-        raise CompileError(errors)
-    graphs = [(g, d) for g, d in ctx.graphs if name is None or g.metadata.name == name]
-    if len(graphs) != 1:
-        found = ", ".join(sorted(g.metadata.name for g, _ in ctx.graphs)) or "none"
+def pick_graph(
+    graphs: Sequence[tuple[InferenceGraph, Document]], name: str | None = None
+) -> tuple[InferenceGraph, Document]:
+    """The graph to run or draw among the compiled inputs' (``name`` picks one of several), validated."""
+    found = [(g, d) for g, d in graphs if name is None or g.metadata.name == name]
+    if len(found) != 1:
+        names = ", ".join(sorted(g.metadata.name for g, _ in graphs)) or "none"
         wanted = f'named "{name}" ' if name else ""
-        hint = "" if name or len(graphs) == 0 else "; choose one with --name"
-        raise UsageError(f"expected one InferenceGraph {wanted}among the inputs, found: {found}{hint}")
-    graph, doc = graphs[0]
+        hint = "" if name or len(found) == 0 else "; choose one with --name"
+        raise UsageError(f"expected one InferenceGraph {wanted}among the inputs, found: {names}{hint}")
+    graph, doc = found[0]
     try:
         validate_graph(graph)
     except InputError as exc:
         raise CompileError([doc.problem(exc.message, exc.path)]) from None
-    return graph, doc, ctx
+    return graph, doc
 
 
-def isvc_targets(ctx: Any, namespace: str, problems: list[Problem]) -> dict[str, tuple[IsvcTarget, Any, Document]]:
-    """Per name, the isvcs of ``namespace`` (the graph's, where KServe looks them up): protocol and model name as
-    KServe derives them, the defaulted isvc, and its document."""
-    from ..pipeline import compile_isvc
-
-    out: dict[str, tuple[IsvcTarget, Any, Document]] = {}
-    for isvc, doc in ctx.isvcs:
-        if isvc.metadata.namespace != namespace:
-            continue
-        try:
-            compiled = compile_isvc(isvc, ctx.config, ctx.runtimes, ctx.cluster)
-        except InputError as exc:
-            problems.append(doc.problem(exc.message, exc.path))
-            continue
-        except CompileError as exc:
-            problems.extend(exc.problems)
-            continue
-        out[isvc.metadata.name] = (compiled.target(ctx.config, ctx.runtimes), compiled.plan.isvc, doc)
-    return out
+IsvcTargets = Mapping[str, tuple[IsvcTarget, Any, Document]]  # isvc name → its target, defaulted isvc, document
 
 
 def plan_local(
-    paths: Sequence[str],
+    graph: InferenceGraph,
+    doc: Document,
+    targets: IsvcTargets,
+    propagate_headers: Sequence[str],
     backends: Mapping[str, str],
     models: Mapping[str, str],
     *,
-    name: str | None = None,
     port_for: Callable[[], int] = free_port,
 ) -> LocalPlan:
     """Where each step of the graph goes; raises :class:`CompileError` naming every step that has nowhere to go."""
-    graph, doc, ctx = load_graph(paths, name)
     problems: list[Problem] = []
-    targets = isvc_targets(ctx, graph.namespace, problems)
     started: dict[str, LocalModel] = {}
     notes: list[str] = []
     nodes = {}
@@ -160,9 +140,8 @@ def plan_local(
     notes += [f"--backend {n}: no step of the graph uses it" for n in unused]
     if problems:
         raise CompileError(problems)
-    headers = tuple((ctx.config.router.headers or {}).get("propagate") or ())
     spec = graph.spec.model_copy(update={"nodes": nodes})
-    return LocalPlan(graph, spec, tuple(started.values()), tuple(notes), headers)
+    return LocalPlan(graph, spec, tuple(started.values()), tuple(notes), tuple(propagate_headers))
 
 
 def _step_url(

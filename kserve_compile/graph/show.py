@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from xml.sax.saxutils import escape
 
-from .models import GraphStep, InferenceGraph
+from .graph_types import GraphStep, InferenceGraph
 from .validation import ROOT_NODE
 
 # --- the graph as drawable parts ----------------------------------------------------------------------------------

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .. import constants as C
-from ..components import is_multi_model
-from ..models import InferenceService, ServingRuntime
+from ..inputs.serving_types import InferenceService, ServingRuntime
+from ..plan.components import is_multi_model
 
 ARG_MODEL_NAME = "--model_name"
 ENV_MLSERVER_MODEL_NAME = "MLSERVER_MODEL_NAME"

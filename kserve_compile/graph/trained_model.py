@@ -11,18 +11,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
+from typing import Any
 
 from .. import constants as C
 from ..errors import InputError
-from ..models import InferenceService
-from ..quantity import (
-    QUANTITY_FORMAT_ERROR,
-    canonical_quantity,
-    is_quantity,
-    parse_quantity,
-)
+from ..inputs.serving_types import InferenceService
+from ..kube.quantity import QUANTITY_FORMAT_ERROR, canonical_quantity, is_quantity, parse_quantity
+from ..plan.components import is_multi_model
 from .gojson import go_dumps
-from .models import TrainedModel
+from .graph_types import TrainedModel
 
 TM_NAME_REGEX = "^[a-zA-Z0-9_-]+$"
 _TM_NAME = re.compile(TM_NAME_REGEX)
@@ -137,3 +134,20 @@ def check_trained_models(
                 f'Trained Model "{tm.metadata.name}" cannot deploy',
                 "spec.model.memory",
             )
+
+
+def check_plan_trained_models(isvc: InferenceService, trained_models: Sequence[TrainedModel]) -> None:
+    """:func:`check_trained_models` for a defaulted isvc (``pkg/controller/v1alpha1/trainedmodel``)."""
+    multi_model = is_multi_model(isvc.spec.predictor)
+    limit = predictor_memory_limit(isvc)
+    check_trained_models(isvc.metadata.name, trained_models, multi_model=multi_model, memory_limit=limit)
+
+
+def fill_model_config(
+    objects: Sequence[dict[str, Any]], isvc: InferenceService, trained: Sequence[TrainedModel]
+) -> None:
+    """The TrainedModel controller's update of the isvc's ``modelconfig-<isvc>-0``: its models, in place."""
+    name = f"modelconfig-{isvc.metadata.name}-0"
+    for obj in objects:
+        if obj.get("kind") == "ConfigMap" and obj["metadata"].get("name") == name:
+            obj["data"][C.MODEL_CONFIG_FILE] = model_config_json(trained)

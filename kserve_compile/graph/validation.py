@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from ..errors import InputError
-from .models import InferenceGraph
+from .graph_types import InferenceGraph
 
 GRAPH_NAME_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
 _GRAPH_NAME = re.compile("^" + GRAPH_NAME_FMT + "$")

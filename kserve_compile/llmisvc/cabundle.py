@@ -9,7 +9,7 @@ import posixpath
 from typing import Any
 
 from .. import constants as C
-from ..config import StorageInitializerConfig
+from ..inputs.config import StorageInitializerConfig
 from ..render.pod_webhook.credentials import AWS_CA_BUNDLE, AWS_CA_BUNDLE_CONFIGMAP
 
 

@@ -18,14 +18,7 @@ from ..errors import InputError
 from . import presets as P
 from .dra import enabled as dra_enabled
 from .dra import inject as inject_managed_dra
-from .models import (
-    LLMService,
-    Spec,
-    get_path,
-    is_data_parallel,
-    is_pipeline_parallel,
-    pool_has_ref,
-)
+from .llm_types import LLMService, Spec, get_path, is_data_parallel, is_pipeline_parallel, pool_has_ref
 from .names import POOL_GROUP_V1ALPHA2, child_name, workload_selector, workload_service
 from .options import LLMOptions
 from .presets import ConfigStore

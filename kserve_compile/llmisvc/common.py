@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..datacopy import clone
-from .models import LLMService
+from .llm_types import LLMService
 from .names import LLMD_GROUP, POOL_GROUP_V1, POOL_GROUP_V1ALPHA2
 
 Obj = dict[str, Any]

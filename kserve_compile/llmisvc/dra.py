@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from .common import Obj, finish, meta
-from .models import LLMService, Spec
+from .llm_types import LLMService, Spec
 from .names import child_name
 
 PREFIX = "serving.kserve.io/exp-dra-"

@@ -14,7 +14,7 @@ from typing import Any
 
 from .combine import is_default_pool_ref
 from .common import Obj
-from .models import LLMService, get_path
+from .llm_types import LLMService, get_path
 from .names import POOL_GROUP_V1ALPHA2, workload_service
 
 STOP = "serving.kserve.io/stop"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..quantity import canonical_quantity, parse_quantity
+from ..kube.quantity import canonical_quantity, parse_quantity
 
 
 def attach_secondary_tiers(pod: dict[str, Any], secondary: Any, container_name: str) -> None:

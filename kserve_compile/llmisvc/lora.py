@@ -17,7 +17,7 @@ from typing import Any
 from .. import constants as C
 from ..errors import InputError
 from ..render.pod_webhook.storage import ModelMount, add_model_mount, parse_pvc_uri
-from .models import Spec, get_path
+from .llm_types import Spec, get_path
 from .names import child_name
 
 MOUNT_ROOT = "/mnt/lora"

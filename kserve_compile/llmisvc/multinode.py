@@ -25,7 +25,7 @@ from .common import (
     routing_sidecar,
     service_account,
 )  # fmt: skip
-from .models import LLMService, Spec, get_path, group_size, is_data_parallel, pool_name
+from .llm_types import LLMService, Spec, get_path, group_size, is_data_parallel, pool_name
 from .storage import attach_model_artifacts
 from .tracing import inject_server_tracing
 from .workload import attach_kv_cache_tiers

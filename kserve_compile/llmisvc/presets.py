@@ -15,7 +15,7 @@ from typing import Any
 from .. import embedded
 from ..datacopy import clone
 from ..errors import InputError
-from .models import SYSTEM_NAMESPACE, LLMConfig, LLMService, drop_nulls
+from .llm_types import SYSTEM_NAMESPACE, LLMConfig, LLMService, drop_nulls
 from .options import LLMOptions
 
 TEMPLATE = "config-llm-template"

@@ -18,7 +18,7 @@ from .common import Obj, finish, meta
 from .dra import claim_template
 from .dra import enabled as dra_enabled
 from .dra import validate as validate_dra
-from .models import LLMService, Spec, get_path, has_managed_scheduler
+from .llm_types import LLMService, Spec, get_path, has_managed_scheduler
 from .multinode import main_lws, prefill_lws
 from .options import LLMOptions
 from .presets import ConfigStore
@@ -37,7 +37,7 @@ STOP = "serving.kserve.io/stop"
 
 
 @dataclass
-class Rendered:
+class RenderedService:
     objects: list[Obj] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     spec: Spec = field(default_factory=dict)
@@ -52,7 +52,7 @@ class ValidationFailed(Exception):
 
 def render_service(
     svc: LLMService, ctx: Any, store: ConfigStore, options: LLMOptions, peers: list[LLMService] | None = None
-) -> Rendered:
+) -> RenderedService:
     problems = validate_spec(svc.spec, svc.name) + validate_dra(svc.annotations)
     if problems:
         raise ValidationFailed(problems)
@@ -64,7 +64,7 @@ def render_service(
         raise ValidationFailed(
             [(p, f"dry-run validation failed after merging configs [{refs}]: {p}: {m}") for p, m in merged_problems]
         )
-    out = Rendered(spec=spec, applied=combined.applied)
+    out = RenderedService(spec=spec, applied=combined.applied)
     if svc.annotations.get(STOP, "").lower() == "true":
         return out
     out.objects += self_signed_certificate(svc, spec, options)
@@ -128,4 +128,4 @@ def self_signed_certificate(svc: LLMService, spec: Spec, options: LLMOptions) ->
     })]  # fmt: skip
 
 
-__all__ = ["InputError", "Rendered", "ValidationFailed", "render_service"]
+__all__ = ["InputError", "RenderedService", "ValidationFailed", "render_service"]

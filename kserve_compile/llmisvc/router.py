@@ -14,7 +14,7 @@ from ..datacopy import clone
 from . import names as N
 from .combine import is_default_pool_ref
 from .common import Obj, finish, meta
-from .models import LLMService, Spec, get_path, has_managed_scheduler, pool_has_ref
+from .llm_types import LLMService, Spec, get_path, has_managed_scheduler, pool_has_ref
 from .options import LLMOptions
 
 

@@ -13,7 +13,7 @@ from ..datacopy import clone
 from ..errors import InputError
 from . import names as N
 from .common import Obj, finish, meta
-from .models import LLMService, Spec, get_path
+from .llm_types import LLMService, Spec, get_path
 from .options import WVA_KEY, LLMOptions
 
 ACCELERATOR = "inference.optimization/acceleratorName"

@@ -22,7 +22,7 @@ from .common import (
     role_binding,
     service_account,
 )
-from .models import LLMService, Spec, epp_service_name, get_path
+from .llm_types import LLMService, Spec, epp_service_name, get_path
 from .options import LLMOptions
 from .scheduler_config import default_config_text, transform
 from .storage import attach_model_artifacts

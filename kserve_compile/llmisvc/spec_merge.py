@@ -3,7 +3,7 @@
 Mirrors ``mergeSpecs`` in ``pkg/controller/v1alpha2/llmisvc/config_merge.go``: each override becomes a two-way
 strategic patch from the zero spec and is applied onto the base with the ``LLMInferenceServiceSpec`` patch tags.
 Only Kubernetes core types carry merge keys, so PodSpecs (``template``, ``worker``, the prefill ones, the scheduler
-and tokenizer templates) merge containers, volumes, env … by key (``kserve_compile.merge``); every other list
+and tokenizer templates) merge containers, volumes, env … by key (``kserve_compile.kube.merge``); every other list
 (HTTPRoute rules, InferencePool target ports, KEDA triggers, baseRefs) is replaced; maps merge per key.
 """
 
@@ -15,9 +15,9 @@ from typing import Any
 import orjson
 
 from ..datacopy import clone
-from ..merge import CONTAINER_LIST_KEYS, POD_SPEC_LIST_KEYS, strategic_merge
+from ..kube.merge import CONTAINER_LIST_KEYS, POD_SPEC_LIST_KEYS, strategic_merge
 from ..provenance import is_tracing
-from .models import Spec
+from .llm_types import Spec
 
 POD_LIST_KEYS = {**POD_SPEC_LIST_KEYS, "topologySpreadConstraints": "topologyKey"}
 

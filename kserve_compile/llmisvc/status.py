@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from . import names as N
-from .models import LLMService, Spec, get_path, has_managed_scheduler, pool_name
+from .llm_types import LLMService, Spec, get_path, has_managed_scheduler, pool_name
 from .options import LLMOptions
 from .presets import pins
-from .render import STOP, Rendered
+from .render import STOP, RenderedService
 
 
 def _workload(kind: str, name: str) -> dict[str, str]:
@@ -43,7 +43,7 @@ def _gateways(svc: LLMService, spec: Spec) -> list[str]:
     return sorted({f"{r.get('namespace') or svc.namespace}/{r.get('name', '')}" for r in refs if isinstance(r, dict)})
 
 
-def llm_status(svc: LLMService, rendered: Rendered, options: LLMOptions) -> dict[str, Any]:
+def llm_status(svc: LLMService, rendered: RenderedService, options: LLMOptions) -> dict[str, Any]:
     spec = rendered.spec
     status: dict[str, Any] = {"kind": "LLMInferenceService", "appliedConfigs": rendered.applied}
     if pins(svc, options):

@@ -13,10 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from .. import constants as C
-from ..cluster_state import ClusterState
-from ..config import KServeConfig
 from ..errors import InputError
-from ..kube_fields import set_env
+from ..inputs.cluster_state import ClusterState
+from ..inputs.config import KServeConfig
+from ..kube.fields import set_env
 from ..render.pod_webhook.credentials import add_service_account_credentials
 from ..render.pod_webhook.modelcar import configure_modelcar, configure_oci_native, parse_oci_scheme
 from ..render.pod_webhook.storage import (
@@ -30,8 +30,8 @@ from ..render.pod_webhook.storage import (
     parse_pvc_uri,
 )
 from .cabundle import inject_ca_bundle
+from .llm_types import LLMService, Spec, get_path
 from .lora import attach_adapters, download_pairs, enumerate_adapters
-from .models import LLMService, Spec, get_path
 
 MODEL_PATH = "/mnt/models"
 HF_DEFAULT_ENV = (

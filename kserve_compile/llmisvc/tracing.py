@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .common import container
-from .models import LLMService
+from .llm_types import LLMService
 
 SCHEDULER_SERVICE = "inference-scheduler"
 SERVER_SERVICE = "inference-server"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .models import Spec, get_path, is_data_parallel, is_pipeline_parallel
+from .llm_types import Spec, get_path, is_data_parallel, is_pipeline_parallel
 
 Problem = tuple[str, str]  # (field path, message)
 _VARIANT_COST = re.compile(r"^\d+(\.\d+)?$")

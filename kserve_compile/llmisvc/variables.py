@@ -20,8 +20,8 @@ import orjson
 
 from ..errors import InputError
 from ..gotemplate import GoPtr, GoTextTemplate, Struct, TemplateError, chain_digest
-from ..quantity import parse_quantity
-from .models import LLMService, Spec
+from ..kube.quantity import parse_quantity
+from .llm_types import LLMService, Spec
 from .names import child_name
 from .spec_merge import Split
 

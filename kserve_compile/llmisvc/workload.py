@@ -26,7 +26,7 @@ from .common import (
     routing_sidecar,
     service_account,
 )  # fmt: skip
-from .models import LLMService, Spec, get_path, pool_name
+from .llm_types import LLMService, Spec, get_path, pool_name
 from .storage import attach_model_artifacts
 from .tracing import inject_server_tracing
 

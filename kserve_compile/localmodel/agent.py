@@ -18,16 +18,16 @@ import posixpath
 from typing import Any
 
 from .. import constants as C
-from ..cluster_state import ClusterState
-from ..config import KServeConfig
 from ..datacopy import clone
 from ..errors import InputError
+from ..inputs.cluster_state import ClusterState
+from ..inputs.config import KServeConfig
 from ..render.pod_webhook.credentials import (
     add_service_account_credentials,
     add_storage_spec_credentials,
 )
 from ..render.pod_webhook.storage import local_model_storage_key, uri_supported
-from .models import LocalModelInfo
+from .cache_types import LocalModelInfo
 
 
 def download_jobs(

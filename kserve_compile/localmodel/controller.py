@@ -27,8 +27,8 @@ from typing import Any
 from .. import constants as C
 from ..datacopy import clone
 from ..errors import InputError
-from ..quantity import canonical_quantity
-from .models import AnyCache, LocalModelInfo, LocalModelNode, LocalModelNodeGroup, Node
+from ..kube.quantity import canonical_quantity
+from .cache_types import AnyCache, LocalModelInfo, LocalModelNode, LocalModelNodeGroup, Node
 from .node_affinity import matches
 
 

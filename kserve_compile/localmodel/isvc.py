@@ -15,12 +15,12 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import constants as C
-from ..config import LocalModelConfig
-from ..models import InferenceService, PredictorSpec
+from ..inputs.config import LocalModelConfig
+from ..inputs.serving_types import InferenceService, PredictorSpec
 from .matching import find_cache, local_model_metadata
 
 if TYPE_CHECKING:  # the typed cache models load only when a run has local-model inputs
-    from .models import LocalModelCache, LocalModelNamespaceCache
+    from .cache_types import LocalModelCache, LocalModelNamespaceCache
 
 
 def predictor_storage_uri(predictor: PredictorSpec) -> str | None:

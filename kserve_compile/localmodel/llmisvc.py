@@ -24,11 +24,11 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from .. import constants as C
-from ..config import LocalModelConfig
+from ..inputs.config import LocalModelConfig
 from .matching import find_cache, local_model_metadata
 
 if TYPE_CHECKING:
-    from .models import LocalModelCache, LocalModelNamespaceCache
+    from .cache_types import LocalModelCache, LocalModelNamespaceCache
 
 
 def llm_local_model_metadata(

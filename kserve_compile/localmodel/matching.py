@@ -25,7 +25,7 @@ from .. import constants as C
 from ..render.pod_webhook.storage import cached_model_uri
 
 if TYPE_CHECKING:  # the typed cache models load only when a run has local-model inputs
-    from .models import LocalModelCache, LocalModelNamespaceCache
+    from .cache_types import LocalModelCache, LocalModelNamespaceCache
 
 __all__ = ["CacheMatch", "cached_model_uri", "find_cache", "local_model_metadata", "match_storage_uri"]
 

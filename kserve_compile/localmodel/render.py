@@ -7,11 +7,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import constants as C
-from ..cluster_state import ClusterState
-from ..config import KServeConfig
 from ..errors import CompileError, InputError, Problem
+from ..inputs.cluster_state import ClusterState
+from ..inputs.config import KServeConfig
 from .agent import download_jobs
-from .collect import LocalModelInputs
+from .cache_types import AnyCache, LocalModelInfo, LocalModelNodeGroup, Node
+from .collection import LocalModelInputs
 from .controller import (
     Consumer,
     ControllerOutput,
@@ -20,7 +21,6 @@ from .controller import (
     merged_node_models,
     reconcile_cache,
 )
-from .models import AnyCache, LocalModelInfo, LocalModelNodeGroup, Node
 from .node_affinity import matches
 
 

@@ -10,11 +10,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from .. import constants as C
-from ..config import KServeConfig
-from ..models import InferenceService
+from ..inputs.config import KServeConfig
+from ..inputs.serving_types import InferenceService
 
 if TYPE_CHECKING:
-    from .collect import LocalModelInputs
+    from .collection import LocalModelInputs
 
 _KEYS = (
     (C.LABEL_LOCAL_MODEL, C.LABEL_LOCAL_MODEL_NAMESPACE),

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ..errors import InputError
-from .models import LocalModelCache, LocalModelNamespaceCache, LocalModelNodeGroup
+from .cache_types import LocalModelCache, LocalModelNamespaceCache, LocalModelNodeGroup
 
 NODE_GROUP_RESOURCE = "localmodelnodegroups.serving.kserve.io"
 

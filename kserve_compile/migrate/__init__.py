@@ -19,15 +19,16 @@ from typing import Any
 import jsonpatch
 
 from .. import constants as C
-from ..config import KServeConfig
 from ..errors import CompileError, InputError, Problem
-from ..inputs import config_documents, load_config
-from ..parse import Document, expand_paths, parse_text, read_source
+from ..inputs.config import KServeConfig, load_config
+from ..inputs.gather import config_documents
+from ..inputs.parse import Document, expand_paths, parse_text, read_source
 from .edit import Change, Editor
 from .roundtrip import Chunk, dump, load, split_documents, verify
 from .rules import ISVC_RULES, Settings, apply_rules
 
 __all__ = [
+    "output",
     "ISVC_RULES",
     "FileMigration",
     "Migration",

@@ -34,7 +34,7 @@ class Change:
 
 
 def format_path(path: Path) -> str:
-    """``("metadata", "annotations", "a.b/c")`` → ``metadata.annotations[a.b/c]`` (``parse.split_path`` reads it back)."""
+    """``("metadata", "annotations", "a.b/c")`` → ``metadata.annotations[a.b/c]`` (``kube.fields.split_path`` reads it back)."""
     out = ""
     for part in path:
         if isinstance(part, int) or any(ch in str(part) for ch in "./[]"):

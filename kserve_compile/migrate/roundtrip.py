@@ -18,7 +18,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError
 
 from ..errors import CompileError, Problem
-from ..parse import parse_text
+from ..inputs.parse import parse_text
 
 _DOC_START = re.compile(r"^---(?:[ \t]+#.*|[ \t]*)$")
 _WIDTH = 1 << 16  # never fold a long line the user wrote on one

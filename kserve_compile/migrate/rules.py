@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import constants as C
-from ..config import KServeConfig
-from ..defaulting import FRAMEWORK_FORMATS, V2_BY_DEFAULT_FORMATS
 from ..errors import InputError
-from ..models import FRAMEWORKS
-from ..quantity import canonical_quantity, is_quantity
+from ..inputs.config import KServeConfig
+from ..inputs.serving_types import FRAMEWORKS
+from ..kube.quantity import canonical_quantity, is_quantity
+from ..plan.defaulting import FRAMEWORK_FORMATS, V2_BY_DEFAULT_FORMATS
 from .edit import Editor, Path, format_path
 
 Obj = MutableMapping[str, Any]

@@ -176,3 +176,23 @@ def with_origin_of(source: Any, value: Any) -> Any:
     """``value`` (derived from ``source``) carrying ``source``'s origin, if it has one."""
     origin = origin_of(source)
     return tag(value, origin) if origin is not None else value
+
+
+__all__ = [
+    # modules
+    "sources",
+    "typed",
+    # names
+    "Origin",
+    "carry_over",
+    "is_tracing",
+    "origin_of",
+    "origins",
+    "overriding",
+    "path_text",
+    "stamp",
+    "tag",
+    "tag_tree",
+    "tracing",
+    "with_origin_of",
+]

@@ -4,10 +4,25 @@ default a builder or a pod-webhook injector writes."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
-from ..parse import Document
 from . import Origin, Path, path_text, tag_tree
+
+
+class LocatedDocument(Protocol):
+    """What tagging reads of an input document (``inputs.parse.Document``): provenance sits below the input stage."""
+
+    data: Any
+    file: str
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def namespace(self) -> str: ...
+    def locate(self, path: Any) -> tuple[int, int]: ...
+
 
 # The builder of each rendered kind: the KServe source it mirrors, and the module that mirrors it.
 BUILDERS: dict[str, tuple[str, str]] = {
@@ -75,7 +90,7 @@ def pod_template_origin(knative: bool) -> Origin:
     return Origin("default", "KServe default (pod template)", _where(source))
 
 
-def tag_document(doc: Document) -> Any:
+def tag_document(doc: LocatedDocument) -> Any:
     """The document's data with every leaf tagged with its position and field path."""
     ref = f"{doc.kind}/{doc.namespace + '/' if doc.namespace else ''}{doc.name}".rstrip("/")
 

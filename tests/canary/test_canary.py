@@ -11,12 +11,11 @@ from typing import Any
 import pytest
 
 from kserve_compile import constants as C
-from kserve_compile.components import build_predictor
 from kserve_compile.errors import InputError
-from kserve_compile.inputs import embedded_runtimes, load_config
-from kserve_compile.models import InferenceService
-from kserve_compile.plan import plan_isvc
-from kserve_compile.render.workloads.canary import (
+from kserve_compile.inputs.config import load_config
+from kserve_compile.inputs.defaults import embedded_runtimes
+from kserve_compile.inputs.serving_types import InferenceService
+from kserve_compile.plan.canary import (
     build_canaries,
     canary_predictors,
     canary_replicas,
@@ -24,6 +23,8 @@ from kserve_compile.render.workloads.canary import (
     route_canaries,
     stable_min_replicas,
 )
+from kserve_compile.plan.components import build_predictor
+from kserve_compile.plan.isvc import plan_isvc
 from kserve_compile.render.workloads.standard import standard_workload
 
 CONFIG = load_config([])

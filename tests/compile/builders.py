@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kserve_compile.models import InferenceService, ModelSpec, ServingRuntime
+from kserve_compile.inputs.serving_types import InferenceService, ModelSpec, ServingRuntime
 
 
 def runtime(

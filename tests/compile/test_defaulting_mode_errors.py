@@ -6,14 +6,14 @@ import json
 
 import pytest
 
-from kserve_compile.config import parse_config
-from kserve_compile.defaulting import default_isvc
+from kserve_compile.driver import compile as compile_documents
 from kserve_compile.errors import CompileError, InputError
-from kserve_compile.inputs import embedded_configmap
-from kserve_compile.mode import legacy_warning, resolve_mode
-from kserve_compile.parse import parse_text
-from kserve_compile.pipeline import compile_documents
-from kserve_compile.storage_uri import validate_storage_uri
+from kserve_compile.inputs.config import parse_config
+from kserve_compile.inputs.defaults import embedded_configmap
+from kserve_compile.inputs.parse import parse_text
+from kserve_compile.plan.defaulting import default_isvc
+from kserve_compile.plan.mode import legacy_warning, resolve_mode
+from kserve_compile.plan.storage_uri import validate_storage_uri
 
 from .builders import isvc
 

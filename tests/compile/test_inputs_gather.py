@@ -7,10 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kserve_compile.api import render_files, render_objects, render_result
+from kserve_compile.api import CompileOptions, render_files, render_objects, render_result
 from kserve_compile.errors import CompileError
-from kserve_compile.offline_check import validate_paths
-from kserve_compile.status_urls import status_of_files
 
 GOLDEN = Path(__file__).resolve().parents[2] / "golden"
 CA = GOLDEN / "ca-bundle-configmap" / "input.yaml"
@@ -41,8 +39,8 @@ def test_every_command_rejects_a_config_file_without_the_configmap(tmp_path: Pat
     empty.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: something-else\n")
     run = {
         "render": lambda: render_result([str(inputs)], str(empty)),
-        "status": lambda: status_of_files([str(inputs)], str(empty)),
-        "validate": lambda: validate_paths([str(inputs)], str(empty), "1.32"),
+        "status": lambda: render_result([str(inputs)], str(empty)).status_rows(),
+        "validate": lambda: render_result([str(inputs)], str(empty), CompileOptions(kube_version="1.32")),
     }[command]
     with pytest.raises(CompileError) as err:
         run()

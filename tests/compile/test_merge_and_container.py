@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from kserve_compile.components import _update_image_tag, replace_placeholders
 from kserve_compile.errors import InputError
 from kserve_compile.gotemplate import object_meta_data
-from kserve_compile.merge import merge_containers, merge_pod_specs
-from kserve_compile.runtime_select import Selected
+from kserve_compile.kube.merge import merge_containers, merge_pod_specs
+from kserve_compile.plan.components import _update_image_tag, replace_placeholders
+from kserve_compile.plan.runtime_select import Selected
 
 from .builders import runtime
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kserve_compile.errors import InputError
-from kserve_compile.runtime_select import select_runtime
+from kserve_compile.plan.runtime_select import select_runtime
 
 from .builders import model, runtime
 

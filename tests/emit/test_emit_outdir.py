@@ -11,14 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kserve_compile.emit import (
-    OUTPUT_DIR_MARKER,
-    dump_yaml,
-    object_file_name,
-    output_dir_changes,
-    sort_objects,
-    write_output_dir,
-)
+from kserve_compile.emit import dump_yaml, sort_objects
+from kserve_compile.emit.outdir import OUTPUT_DIR_MARKER, object_file_name, output_dir_changes, write_output_dir
 from kserve_compile.errors import UsageError
 
 from .hazards import HAZARDS, PLAIN

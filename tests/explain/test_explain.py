@@ -8,19 +8,18 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kserve_compile.api import render_files
+from kserve_compile.api import CompileOptions, render_files, render_result
 from kserve_compile.emit import dump_yaml
+from kserve_compile.emit.explain import annotated_yaml, as_json, field_origin, select
 from kserve_compile.errors import UsageError
-from kserve_compile.explain import (
-    annotated_yaml,
-    as_json,
-    explain_paths,
-    field_origin,
-    select,
-)
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "golden"
+
+
+def explain_paths(paths: list[str]) -> list[dict]:
+    """What ``kserve-compile explain`` renders: the driver with tracing on."""
+    return render_result(paths, options=CompileOptions(trace=True)).objects
 
 
 def golden(name: str) -> str:
@@ -183,8 +182,8 @@ def test_annotated_yaml_is_the_rendered_yaml_plus_comments(name: str) -> None:
 
 def _assert_each_comment_is_its_lines_origin(annotated: str, objects: list) -> None:
     """Re-read the output (slowly, with positions) and check every comment against the leaf its line shows."""
-    from kserve_compile.explain import UNTRACED
-    from kserve_compile.parse import parse_text
+    from kserve_compile.emit.explain import UNTRACED
+    from kserve_compile.inputs.parse import parse_text
     from kserve_compile.provenance import origin_of
 
     plain = re.sub(r"  # .*$", "", annotated, flags=re.M)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kserve_compile.apiserver_checks import check_object
+from kserve_compile.checks.apiserver import check_object
 from tests.commands.test_cli import EXAMPLE, run
 
 ISVC = yaml.safe_load(EXAMPLE.read_text())
@@ -184,7 +184,7 @@ def test_crd_enums_are_checked_by_render_as_by_validate(tmp_path: Path) -> None:
 
 
 def test_crd_enum_table_comes_from_the_schemas() -> None:
-    from kserve_compile.crd_enums import enum_fields
+    from kserve_compile.checks.enums import enum_fields
 
     isvc = dict(enum_fields("serving.kserve.io/v1beta1", "InferenceService"))
     assert isvc[("spec", "predictor", "scaleMetric")] == ("cpu", "memory", "concurrency", "rps")

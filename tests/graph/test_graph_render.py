@@ -13,15 +13,11 @@ from typing import Any
 
 import pytest
 
-from kserve_compile.config import KServeConfig, parse_config
 from kserve_compile.errors import InputError
-from kserve_compile.graph import (
-    InferenceGraph,
-    IsvcTarget,
-    graph_json,
-    graph_status_url,
-    render_graph,
-)
+from kserve_compile.graph.graph_types import InferenceGraph
+from kserve_compile.graph.render import graph_json, graph_status_url, render_graph
+from kserve_compile.graph.targets import IsvcTarget
+from kserve_compile.inputs.config import KServeConfig, parse_config
 
 # controller_test.go:54-67 and raw_ig_test.go:44-65
 ROUTER = {

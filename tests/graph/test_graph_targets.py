@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from kserve_compile.graph import IsvcTarget, isvc_target, predict_path
 from kserve_compile.graph.gojson import go_string
-from kserve_compile.models import InferenceService, ServingRuntime
+from kserve_compile.graph.targets import IsvcTarget, isvc_target, predict_path
+from kserve_compile.inputs.serving_types import InferenceService, ServingRuntime
 
 URL = "http://sk.default.svc.cluster.local"
 

@@ -10,7 +10,8 @@ import pytest
 from pydantic import ValidationError
 
 from kserve_compile.errors import InputError
-from kserve_compile.graph import InferenceGraph, validate_graph
+from kserve_compile.graph.graph_types import InferenceGraph
+from kserve_compile.graph.validation import validate_graph
 
 NAME_REGEX = "[a-z]([-a-z0-9]*[a-z0-9])?"
 

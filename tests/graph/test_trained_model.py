@@ -11,15 +11,15 @@ import pytest
 from pydantic import ValidationError
 
 from kserve_compile.errors import InputError
-from kserve_compile.graph import (
-    TrainedModel,
+from kserve_compile.graph.graph_types import TrainedModel
+from kserve_compile.graph.trained_model import (
     check_trained_models,
     group_by_isvc,
     model_config_json,
     predictor_memory_limit,
     validate_trained_model,
 )
-from kserve_compile.models import InferenceService
+from kserve_compile.inputs.serving_types import InferenceService
 
 PREFIXES = "s3://, gs://, https://, http://"
 

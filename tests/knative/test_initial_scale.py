@@ -12,15 +12,15 @@ import json
 
 import pytest
 
-from kserve_compile.components import Component
-from kserve_compile.config import parse_config
-from kserve_compile.models import ComponentExtension, ServingRuntime
+from kserve_compile.inputs.config import parse_config
+from kserve_compile.inputs.serving_types import ComponentExtension, ServingRuntime
+from kserve_compile.plan.components import Component
+from kserve_compile.plan.runtime_select import Selected
 from kserve_compile.render.workloads.knative import (
     go_atoi,
     initial_scale_allowed,
     knative_service,
 )
-from kserve_compile.runtime_select import Selected
 
 KEY = "autoscaling.knative.dev/initial-scale"
 CONFIG = parse_config({"inferenceService": "{}"})

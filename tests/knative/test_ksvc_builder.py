@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from kserve_compile.components import Component
-from kserve_compile.config import KServeConfig, parse_config
 from kserve_compile.errors import InputError
-from kserve_compile.models import ComponentExtension
+from kserve_compile.inputs.config import KServeConfig, parse_config
+from kserve_compile.inputs.serving_types import ComponentExtension
+from kserve_compile.plan.components import Component
 from kserve_compile.render.workloads.knative import knative_service, revision_template
 
 ROLLOUT = "serving.knative.dev/rollout-duration"

@@ -12,11 +12,11 @@ import copy
 import json
 from typing import Any
 
-from kserve_compile.components import Component
-from kserve_compile.config import KServeConfig, parse_config
-from kserve_compile.inputs import embedded_runtimes
-from kserve_compile.models import InferenceService, ServingRuntime
-from kserve_compile.plan import plan_isvc
+from kserve_compile.inputs.config import KServeConfig, parse_config
+from kserve_compile.inputs.defaults import embedded_runtimes
+from kserve_compile.inputs.serving_types import InferenceService, ServingRuntime
+from kserve_compile.plan.components import Component
+from kserve_compile.plan.isvc import plan_isvc
 from kserve_compile.render.workloads.knative import knative_service
 
 RESOURCES = {"limits": {"cpu": "1", "memory": "2Gi"}, "requests": {"cpu": "1", "memory": "2Gi"}}  # tests_common.go:52

@@ -6,9 +6,9 @@ from typing import Any
 
 import yaml
 
+from kserve_compile.driver import compile as compile_documents
 from kserve_compile.errors import CompileError
-from kserve_compile.parse import parse_text
-from kserve_compile.pipeline import compile_documents
+from kserve_compile.inputs.parse import parse_text
 
 ISVC_CONFIG_INGRESS = (
     '{"kserveIngressGateway": "kserve/kserve-ingress-gateway", "ingressGateway": "knative-serving/knative-ingress-gateway", '

@@ -10,7 +10,8 @@ import pytest
 
 from kserve_compile.errors import InputError
 from kserve_compile.gotemplate import Struct
-from kserve_compile.llmisvc.models import LLMService
+from kserve_compile.inputs.parse import Document
+from kserve_compile.llmisvc.llm_types import LLMService
 from kserve_compile.llmisvc.names import child_name
 from kserve_compile.llmisvc.spec_merge import merge_specs
 from kserve_compile.llmisvc.variables import (
@@ -20,7 +21,6 @@ from kserve_compile.llmisvc.variables import (
     shutdown_timeout,
     template_data,
 )
-from kserve_compile.parse import Document
 
 
 def test_child_name_short_and_long() -> None:

@@ -12,8 +12,8 @@ import orjson
 import yaml
 
 from kserve_compile.emit import dump_yaml
+from kserve_compile.inputs.parse import parse_paths
 from kserve_compile.llmisvc import presets as P
-from kserve_compile.parse import parse_paths
 
 from .helpers import container, find, llmisvc, render
 
@@ -95,7 +95,7 @@ def test_merged_spec_is_the_services_own(monkeypatch: Any) -> None:
 def test_route_fix_ups_copy_the_shared_route() -> None:
     # the route stays shared with the render caches until a fix-up changes it: then it is copied first
     from kserve_compile.llmisvc.combine import _fix_route
-    from kserve_compile.llmisvc.models import LLMService
+    from kserve_compile.llmisvc.llm_types import LLMService
 
     shared_route = {
         "http": {"spec": {"rules": [{"backendRefs": [{"kind": "InferencePool", "name": "x-inference-pool"}]}]}}
@@ -152,7 +152,7 @@ def test_shipped_presets_unchanged_after_rendering() -> None:
 
 
 def render_golden(name: str) -> None:
-    from kserve_compile.pipeline import compile_documents
+    from kserve_compile.driver import compile as compile_documents
 
     scenario = ROOT / "golden" / name
     assert dump_yaml(compile_documents(parse_paths([str(scenario / "input.yaml")])).objects) == (
@@ -170,12 +170,12 @@ def _drop_nulls(value: Any) -> Any:
 
 def test_explain_after_a_plain_render_keeps_the_inputs_origins() -> None:
     # a merged field remembered by a plain render must not stand in for the traced one explain builds
-    from kserve_compile.api import render_files
-    from kserve_compile.explain import annotated_yaml, explain_paths
+    from kserve_compile.api import CompileOptions, render_files, render_result
+    from kserve_compile.emit.explain import annotated_yaml
 
     src = str(ROOT / "golden" / "llm-preset-template" / "input.yaml")
     render_files([src])
-    annotated = annotated_yaml(explain_paths([src]))
+    annotated = annotated_yaml(render_result([src], options=CompileOptions(trace=True)).objects)
     line = next(i for i, text in enumerate(Path(src).read_text("utf-8").splitlines(), 1) if "nvidia.com/gpu" in text)
     gpu = [text for text in annotated.splitlines() if text.strip().startswith("nvidia.com/gpu:")]
     assert gpu and all(text.endswith(f"input.yaml:{line}:11)") for text in gpu), gpu

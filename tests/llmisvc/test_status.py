@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import yaml
 
-from kserve_compile.parse import parse_text
-from kserve_compile.status_urls import status_of_documents
+from kserve_compile.driver import compile
+from kserve_compile.inputs.parse import parse_text
 
 from .helpers import configmap, llmisvc
 
 
 def status(*manifests: dict) -> dict[str, dict]:
     docs = parse_text(yaml.safe_dump_all(list(manifests)), "in.yaml")
-    return dict(status_of_documents(docs))
+    return dict(compile(docs).status_rows())
 
 
 def test_unrouted_service_reports_the_workload_service_address() -> None:

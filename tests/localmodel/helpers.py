@@ -7,8 +7,9 @@ from typing import Any
 
 import yaml
 
-from kserve_compile.parse import parse_paths
-from kserve_compile.pipeline import Result, compile_documents
+from kserve_compile.driver import Result
+from kserve_compile.driver import compile as compile_documents
+from kserve_compile.inputs.parse import parse_paths
 
 API = "serving.kserve.io/v1alpha1"
 
@@ -101,7 +102,7 @@ def config(**local_model: Any) -> dict[str, Any]:
     """The shipped inferenceservice-config with ``localModel`` enabled (and ``local_model`` merged over it)."""
     import json
 
-    from kserve_compile.inputs import embedded_configmap
+    from kserve_compile.inputs.defaults import embedded_configmap
 
     cm = embedded_configmap()
     data = dict(cm["data"])

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from kserve_compile.config import LocalModelConfig
+from kserve_compile.inputs.config import LocalModelConfig
+from kserve_compile.inputs.serving_types import InferenceService
+from kserve_compile.localmodel.cache_types import LocalModelCache, LocalModelNamespaceCache
 from kserve_compile.localmodel.isvc import apply_local_cache, predictor_storage_uri
-from kserve_compile.localmodel.models import LocalModelCache, LocalModelNamespaceCache
-from kserve_compile.models import InferenceService
 
 from .helpers import cache, isvc
 

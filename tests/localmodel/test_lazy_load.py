@@ -10,9 +10,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 CODE = """
 import sys
-from kserve_compile.parse import parse_paths
-from kserve_compile.pipeline import compile_documents
-compile_documents(parse_paths([sys.argv[1]]))
+from kserve_compile.inputs.parse import parse_paths
+from kserve_compile.driver import compile
+compile(parse_paths([sys.argv[1]]))
 loaded = sorted(m for m in sys.modules if m.startswith("kserve_compile.localmodel"))
 print(",".join(loaded))
 """

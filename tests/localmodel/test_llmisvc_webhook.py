@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from kserve_compile.config import LocalModelConfig
+from kserve_compile.inputs.config import LocalModelConfig
+from kserve_compile.localmodel.cache_types import LocalModelCache, LocalModelNamespaceCache
 from kserve_compile.localmodel.llmisvc import llm_local_model_metadata
-from kserve_compile.localmodel.models import LocalModelCache, LocalModelNamespaceCache
 
 from .helpers import cache
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from kserve_compile.localmodel.cache_types import LocalModelCache, LocalModelNamespaceCache
 from kserve_compile.localmodel.matching import (
     CacheMatch,
     cached_model_uri,
@@ -11,7 +12,6 @@ from kserve_compile.localmodel.matching import (
     local_model_metadata,
     match_storage_uri,
 )
-from kserve_compile.localmodel.models import LocalModelCache, LocalModelNamespaceCache
 from kserve_compile.render.pod_webhook.storage import local_model_storage_key
 
 from .helpers import cache

@@ -11,9 +11,9 @@ import pytest
 
 from kserve_compile.api import render_files
 from kserve_compile.emit import dump_yaml
+from kserve_compile.inputs.parse import parse_text
 from kserve_compile.migrate import migrate_paths, migrate_text
 from kserve_compile.migrate.roundtrip import split_documents
-from kserve_compile.parse import parse_text
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "fixtures"
@@ -113,8 +113,8 @@ def test_crlf_files_stay_crlf():
 
 
 def _shipped():
-    from kserve_compile.config import parse_config
-    from kserve_compile.inputs import embedded_configmap
+    from kserve_compile.inputs.config import parse_config
+    from kserve_compile.inputs.defaults import embedded_configmap
     from kserve_compile.migrate.rules import Settings
 
     return Settings.from_config(parse_config(embedded_configmap()["data"]))

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import pytest
 
-from kserve_compile.config import parse_config
 from kserve_compile.errors import CompileError
-from kserve_compile.inputs import embedded_configmap
+from kserve_compile.inputs.config import parse_config
+from kserve_compile.inputs.defaults import embedded_configmap
+from kserve_compile.inputs.serving_types import FRAMEWORKS
 from kserve_compile.migrate import migrate_text
 from kserve_compile.migrate.rules import ISVC_RULES, Settings
-from kserve_compile.models import FRAMEWORKS
 
 HEAD = "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\n"
 

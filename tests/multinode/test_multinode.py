@@ -11,22 +11,21 @@ from typing import Any
 import pytest
 
 from kserve_compile import constants as C
-from kserve_compile.components import Component, build_predictor
 from kserve_compile.errors import InputError
-from kserve_compile.inputs import embedded_runtimes, load_config
-from kserve_compile.models import ComponentExtension, InferenceService, ServingRuntime
-from kserve_compile.plan import plan_isvc
-from kserve_compile.render.workloads.multinode import (
+from kserve_compile.inputs.config import load_config
+from kserve_compile.inputs.defaults import embedded_runtimes
+from kserve_compile.inputs.serving_types import ComponentExtension, InferenceService, ServingRuntime
+from kserve_compile.plan.components import Component, build_predictor
+from kserve_compile.plan.isvc import plan_isvc
+from kserve_compile.plan.multinode import (
     GpuPlan,
     expand_multinode,
     gpu_resource_types,
-    headless_services,
     mp_gpu_plan,
-    multinode_objects,
     ray_gpu_plan,
     set_gpu,
-    worker_deployment,
 )
+from kserve_compile.render.workloads.multinode import headless_services, multinode_objects, worker_deployment
 from kserve_compile.render.workloads.standard.deployment import pod_template
 from kserve_compile.render.workloads.standard.service import service
 

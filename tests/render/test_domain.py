@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from kserve_compile.config import IngressConfig, parse_config
 from kserve_compile.errors import InputError
-from kserve_compile.render.ingress.domain import (
+from kserve_compile.inputs.config import IngressConfig, parse_config
+from kserve_compile.plan.domain import (
     additional_hosts,
     generate_domain_name,
     generate_path,

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from kserve_compile.config import KServeConfig, parse_config
-from kserve_compile.render.ingress.route import RoutedComponent, RouteInput
+from kserve_compile.inputs.config import KServeConfig, parse_config
+from kserve_compile.plan.routes import RoutedComponent, RouteInput
 from kserve_compile.render.ingress.standard import standard_ingress
 
 GATEWAY_PARENT = {

@@ -7,10 +7,11 @@ from typing import Any
 
 import pytest
 
-from kserve_compile.config import KServeConfig, parse_config
 from kserve_compile.errors import InputError
-from kserve_compile.render.ingress.route import RoutedComponent, RouteInput
-from kserve_compile.render.ingress.standard import standard_ingress, standard_status
+from kserve_compile.inputs.config import KServeConfig, parse_config
+from kserve_compile.plan.routes import RoutedComponent, RouteInput
+from kserve_compile.plan.status import standard_status
+from kserve_compile.render.ingress.standard import standard_ingress
 
 
 def config(ingress: dict | None = None, **keys: str) -> KServeConfig:

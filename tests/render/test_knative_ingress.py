@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from kserve_compile.config import KServeConfig, parse_config
-from kserve_compile.render.ingress.route import RoutedComponent, RouteInput
-from kserve_compile.render.ingress.virtualservice import knative_ingress, knative_status
+from kserve_compile.inputs.config import KServeConfig, parse_config
+from kserve_compile.plan.routes import RoutedComponent, RouteInput
+from kserve_compile.plan.status import knative_status
+from kserve_compile.render.ingress.virtualservice import knative_ingress
 
 NAME, NS = "my-model", "test"
 LOCAL_GW, INGRESS_GW = "knative-serving/knative-local-gateway", "knative-serving/knative-ingress-gateway"

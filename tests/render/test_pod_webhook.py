@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kserve_compile.cluster_state import ClusterState
-from kserve_compile.config import parse_config
 from kserve_compile.errors import InputError
-from kserve_compile.quantity import canonical_quantity
+from kserve_compile.inputs.cluster_state import ClusterState
+from kserve_compile.inputs.config import parse_config
+from kserve_compile.kube.quantity import canonical_quantity
 from kserve_compile.render.pod_webhook.inject import inject_pod
 
 DATA = Path(__file__).resolve().parents[2] / "kserve_compile" / "data"

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kserve_compile.cluster_state import ClusterState
-from kserve_compile.config import parse_config
 from kserve_compile.errors import InputError
+from kserve_compile.inputs.cluster_state import ClusterState
+from kserve_compile.inputs.config import parse_config
 from kserve_compile.render.pod_webhook.inject import inject_pod
 from kserve_compile.render.pod_webhook.storage import (
     apply_storage_uris,

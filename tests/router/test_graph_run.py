@@ -15,8 +15,9 @@ import pytest
 import yaml
 from router_stubs import json_answer, stubs
 
+from kserve_compile.cli.graph_command import plan_for as plan_local
 from kserve_compile.errors import CompileError, UsageError
-from kserve_compile.graph.run import LocalModel, parse_pairs, plan_local, run_local
+from kserve_compile.graph.run import LocalModel, parse_pairs, run_local
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN_GRAPHS = sorted(p for p in (ROOT / "golden").iterdir() if "graph" in p.name)

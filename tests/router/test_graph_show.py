@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from kserve_compile.graph.models import InferenceGraph
+from kserve_compile.graph.graph_types import InferenceGraph
 from kserve_compile.graph.show import to_mermaid, to_svg
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,7 +8,7 @@ import pytest
 import yaml
 from schema_helpers import fixture_id, fixtures_by_id, load_fixtures, mutate
 
-from kserve_compile.schema_check import check_object, known_kinds
+from kserve_compile.checks.schema import check_object, known_kinds
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = fixtures_by_id()
@@ -303,9 +303,9 @@ def test_shipped_runtime_and_storage_data_pass(path: Path) -> None:
 
 def test_every_golden_object_passes() -> None:
     # Inputs are checked as the API server checks them: after the mutating webhook (admitted form).
-    from kserve_compile.config import parse_config
-    from kserve_compile.inputs import embedded_configmap
-    from kserve_compile.offline_check import admitted
+    from kserve_compile.inputs.config import parse_config
+    from kserve_compile.inputs.defaults import embedded_configmap
+    from kserve_compile.plan.defaulting import admitted
 
     files = sorted((REPO / "golden").rglob("*.yaml"))
     assert files

@@ -12,14 +12,8 @@ from jsonschema import Draft202012Validator
 from referencing.exceptions import Unresolvable
 from schema_helpers import fixtures_by_id, mutate
 
-from kserve_compile import schema_check
-from kserve_compile.schema_check import (
-    DEFAULT_KUBE_VERSION,
-    SchemaIssue,
-    check_object,
-    check_objects,
-    known_kinds,
-)
+from kserve_compile.checks import schema as schema_check
+from kserve_compile.checks.schema import DEFAULT_KUBE_VERSION, SchemaIssue, check_object, check_objects, known_kinds
 
 FIXTURES = fixtures_by_id()
 DEPLOY = FIXTURES["apps/v1/Deployment/sklearn-iris-predictor"]
@@ -133,7 +127,7 @@ def test_issue_formats_and_converts_to_a_problem() -> None:
 
 def test_module_import_does_not_load_the_validators() -> None:
     code = (
-        "import sys, kserve_compile.schema_check as s\n"
+        "import sys, kserve_compile.checks.schema as s\n"
         "heavy = [m for m in ('kubernetes_validate', 'jsonschema', 'referencing') if m in sys.modules]\n"
         "assert not heavy, heavy\n"
         "assert s.check_object({'apiVersion': 'v1', 'kind': 'ConfigMap', 'metadata': {'name': 'c'}}) == []\n"
@@ -211,7 +205,7 @@ def test_missing_validate_extra_is_a_clear_error() -> None:
     code = (
         "import sys\n"
         "sys.modules['kubernetes_validate'] = None\n"
-        "from kserve_compile.schema_check import SchemaCheckUnavailable, check_object\n"
+        "from kserve_compile.checks.schema import SchemaCheckUnavailable, check_object\n"
         "try:\n"
         "    check_object({'apiVersion': 'v1', 'kind': 'ConfigMap', 'metadata': {'name': 'c'}})\n"
         "except SchemaCheckUnavailable as exc:\n"

@@ -128,3 +128,42 @@ def slow(path: Path, layers: int = 24, width: int = 256) -> Path:
         weights,
     )
     return _save(graph, path)
+
+
+def heavy(path: Path, megabytes: int) -> Path:
+    """FP32 x[n] + w[n] with ``w`` (``megabytes`` MiB) in a sparse external file: loading it needs that much memory,
+    the disk holds next to nothing."""
+    n = megabytes * (1 << 20) // 4
+    w = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[n])
+    w.data_location = TensorProto.EXTERNAL
+    for key, value in (("location", "weights.bin"), ("offset", "0"), ("length", str(n * 4))):
+        w.external_data.add(key=key, value=value)
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["x", "w"], ["y"])],
+        "heavy",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [n])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [n])],
+        [w],
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with (path.parent / "weights.bin").open("wb") as weights:
+        weights.truncate(n * 4)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 9
+    onnx.save(model, str(path))
+    return path
+
+
+def future_opset(path: Path) -> Path:
+    """A valid graph stamped with an opset ONNX Runtime does not know (its loader fails with FAIL)."""
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"])],
+        "future",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 999)])
+    model.ir_version = 9
+    path.parent.mkdir(parents=True, exist_ok=True)
+    onnx.save(model, str(path))
+    return path

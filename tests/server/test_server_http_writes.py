@@ -9,7 +9,8 @@ import uvicorn
 from starlette.types import Receive, Scope, Send
 from uvicorn.server import ServerState
 
-from server.http_protocol import BoundedHttpToolsProtocol, CoalescingCycle, Limits
+from server.config import Limits
+from server.http_protocol import BoundedHttpToolsProtocol, CoalescingCycle
 
 
 class RecordingTransport(asyncio.Transport):
@@ -116,3 +117,25 @@ def test_pipelined_requests_answer_in_order() -> None:
     transport = asyncio.run(exchange(raw, responses=2))
     assert len(transport.writes) == 2
     assert transport.writes[0].endswith(b'{"answer":1}') and transport.writes[1].endswith(b'{"answer":2}')
+
+
+def test_a_worker_process_takes_its_limits_from_the_parents_options(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """``--workers N``: uvicorn builds the protocol in a fresh process, where only the environment has the options."""
+    from server.config import OPTIONS_ENV, options_from_environment, options_to_environment, parse_options
+
+    monkeypatch.setenv(OPTIONS_ENV, "")  # restored (to unset) after the test
+    assert options_from_environment() is None
+    options = parse_options(
+        ["--model_dir", "/d", "--max_header_size", "4096", "--body_timeout", "2s", "--workers", "2"]
+    )
+    options_to_environment(options)
+    assert options_from_environment() == options
+    monkeypatch.setattr(BoundedHttpToolsProtocol, "limits", None)  # as in a worker that has not configured it
+    config = uvicorn.Config(app=app, lifespan="off", log_level="warning")
+    config.load()
+
+    async def build() -> None:
+        BoundedHttpToolsProtocol(config=config, server_state=ServerState(), app_state={})
+
+    asyncio.run(build())
+    assert BoundedHttpToolsProtocol.limits == Limits(4096, 30.0, 2.0, 0)

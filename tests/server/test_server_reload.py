@@ -101,8 +101,8 @@ async def _started(app: ASGIApp) -> asyncio.Task:
 
 
 def test_startup_freezes_the_heap_and_an_unload_thaws_it(tmp_path: Path) -> None:
-    """Frozen objects are out of the cyclic collector's reach: an unloaded, batched model (model and batcher
-    refer to each other) must still be collected once it leaves the repository."""
+    """Frozen objects are out of the cyclic collector's reach: an unloaded, batched model must still be collected
+    once it leaves the repository, its batcher with it."""
     server_models.mlp(tmp_path / "m" / "model.onnx")
     options = parse_options(["--model_dir", str(tmp_path), "--enable_grpc", "false", "--max_batch_size", "4"])
     state = ServerState(options)
@@ -113,14 +113,16 @@ def test_startup_freezes_the_heap_and_an_unload_thaws_it(tmp_path: Path) -> None
         frozen = gc.get_freeze_count()
         model = weakref.ref(state.repository.get("m"))
         served = model()
-        assert served is not None and served.batcher is not None
+        assert served is not None and state.batcher_for(served) is not None
+        batcher = weakref.ref(state.batchers["m"])
         del served
         await state.unload("m")
+        assert "m" not in state.batchers
         thawed = gc.get_freeze_count()
         gc.collect()
         lifespan.cancel()
         state.stop()
-        return frozen, thawed, model() is None
+        return frozen, thawed, model() is None and batcher() is None
 
     try:
         frozen, thawed, collected = asyncio.run(scenario())

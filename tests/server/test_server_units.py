@@ -10,7 +10,7 @@ import server_models
 
 from server.codec import decode_v2, encode_v2, raw_from_tensor, tensor_from_raw
 from server.config import parse_options
-from server.errors import InvalidInput, ModelNotFound, ModelNotReady
+from server.errors import InvalidInput, LoadRefused, ModelNotFound
 from server.model import SessionSettings
 from server.providers import CPU, CUDA, select_providers
 from server.repository import ModelRepository, RepositoryError
@@ -136,7 +136,7 @@ def test_repository_is_confined_to_model_dir(tmp_path: Path) -> None:
     for name in ("../outside", "..", "a/../a", ""):
         with pytest.raises(ModelNotFound):
             repo.load(name)
-    with pytest.raises(ModelNotReady, match="outside the model repository"):
+    with pytest.raises(LoadRefused, match="outside the model repository"):
         repo.load("link")
     repo.load("a")
     assert repo.get("a").ready
@@ -148,7 +148,7 @@ def test_repository_is_confined_to_model_dir(tmp_path: Path) -> None:
 def test_broken_model_file_is_not_ready(tmp_path: Path) -> None:
     (tmp_path / "bad").mkdir()
     (tmp_path / "bad" / "model.onnx").write_bytes(b"not onnx")
-    with pytest.raises(ModelNotReady, match="loading bad/model.onnx failed") as caught:
+    with pytest.raises(LoadRefused, match="loading bad/model.onnx failed") as caught:
         ModelRepository(tmp_path, "unused", CPU_ONLY).load("bad")
     assert str(tmp_path) not in caught.value.message  # no server path for clients
 

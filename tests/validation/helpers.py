@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from kserve_compile.admission.isvc import validate_isvc
-from kserve_compile.config import KServeConfig, parse_config
-from kserve_compile.defaulting import default_isvc
 from kserve_compile.errors import InputError
-from kserve_compile.inputs import embedded_configmap
-from kserve_compile.models import InferenceService
+from kserve_compile.inputs.config import KServeConfig, parse_config
+from kserve_compile.inputs.defaults import embedded_configmap
+from kserve_compile.inputs.serving_types import InferenceService
+from kserve_compile.plan.admission import validate_isvc
+from kserve_compile.plan.defaulting import default_isvc
 
 SHIPPED = parse_config(embedded_configmap()["data"])  # default deployment mode Knative ("Serverless")
 MODE = "serving.kserve.io/deploymentMode"

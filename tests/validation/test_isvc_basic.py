@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from kserve_compile.admission.isvc import validate_isvc
 from kserve_compile.errors import InputError
+from kserve_compile.plan.admission import validate_isvc
 
 from .helpers import (
     AUTOSCALER,

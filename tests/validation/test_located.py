@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from kserve_compile.driver import compile as compile_documents
 from kserve_compile.errors import CompileError
-from kserve_compile.parse import parse_text
-from kserve_compile.pipeline import compile_documents
+from kserve_compile.inputs.parse import parse_text
 
 ISVC = """\
 apiVersion: serving.kserve.io/v1beta1

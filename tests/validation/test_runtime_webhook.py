@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from kserve_compile.admission.runtimes import validate_runtimes
-from kserve_compile.inputs import embedded_runtimes
-from kserve_compile.models import ServingRuntime
+from kserve_compile.inputs.defaults import embedded_runtimes
+from kserve_compile.inputs.runtime_webhook import validate_runtimes
+from kserve_compile.inputs.serving_types import ServingRuntime
 
 
 def fmt(name: str, priority: int | None = 1, version: str | None = None, auto: bool | None = True) -> dict[str, Any]:

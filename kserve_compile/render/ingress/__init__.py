@@ -1,4 +1,6 @@
-"""Ingress and status URLs (``pkg/controller/v1beta1/inferenceservice/reconcilers/ingress/``): ``route`` is what
-every builder reads; ``standard`` picks ``kube_ingress`` (Ingress) or ``httproute`` (Gateway API) and computes
-Standard mode's status URLs; ``virtualservice`` is Knative mode's Istio VirtualService and status; ``domain``
-builds hosts from the domain template."""
+"""Ingress (``pkg/controller/v1beta1/inferenceservice/reconcilers/ingress/``): ``standard`` picks ``kube_ingress``
+(Ingress) or ``httproute`` (Gateway API) for Standard mode; ``virtualservice`` is Knative mode's Istio
+VirtualService. What they read of a plan (routes, hosts, status URLs) is planned in ``plan.routes``,
+``plan.domain`` and ``plan.status``."""
+
+__all__ = ["httproute", "kube_ingress", "standard", "virtualservice"]

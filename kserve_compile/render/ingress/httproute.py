@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from ... import constants as C
-from ...config import KServeConfig
 from ...errors import InputError
-from ...kube_fields import filtered
-from .domain import additional_hosts, generate_path
-from .route import RoutedComponent, RouteInput, is_grpc_port, object_meta, route_host
+from ...inputs.config import KServeConfig
+from ...kube.fields import filtered
+from ...plan.domain import additional_hosts, generate_path
+from ...plan.routes import RoutedComponent, RouteInput, is_grpc_port, object_meta, route_host
 
 
 def http_routes(route: RouteInput, config: KServeConfig, *, ready_canaries: bool = False) -> list[dict]:

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from ... import constants as C
-from ...config import KServeConfig
-from .route import RouteInput, object_meta, route_host
+from ...inputs.config import KServeConfig
+from ...plan.routes import RouteInput, object_meta, route_host
 
 
 def kube_ingress(route: RouteInput, config: KServeConfig) -> dict:

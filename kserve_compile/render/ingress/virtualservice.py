@@ -15,34 +15,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from ... import constants as C
-from ...config import KServeConfig
-from ...kube_fields import filtered
-from .domain import (
-    additional_hosts,
-    generate_domain_name,
-    generate_path,
-    host_regexp,
-    service_hostname,
-)
-from .route import RoutedComponent, RouteInput, object_meta
-
-
-def knative_is_internal(route: RouteInput, config: KServeConfig) -> bool:
-    """Cluster-local: Knative's visibility label on the isvc, or a route host equal to the isvc's cluster host."""
-    if route.labels.get(C.LABEL_KNATIVE_VISIBILITY) == C.VISIBILITY_CLUSTER_LOCAL:
-        return True
-    return external_host(route, config) == service_hostname(route.name, route.namespace)
-
-
-def external_host(route: RouteInput, config: KServeConfig) -> str:
-    """The isvc's external host, cut from the entry component's route host (see the module docstring)."""
-    entry = route.entry
-    host = _component_host(route, config, entry)
-    # Go's strings.Replace(host, old, "", 1) on the component's kind; the "-default" test is on the whole host, so
-    # with a "{{.Name}}-{{.Namespace}}" template namespace "default" loses its suffix as well (KServe's behaviour).
-    kind = "transformer" if route.transformer is not None else "predictor"
-    cut = f"-{kind}-default" if "-default" in host else f"-{kind}"
-    return host.replace(cut, "", 1)
+from ...inputs.config import KServeConfig
+from ...kube.fields import filtered
+from ...plan.domain import additional_hosts, generate_path, host_regexp, service_hostname
+from ...plan.routes import RouteInput, external_host, knative_is_internal, object_meta
 
 
 def knative_ingress(route: RouteInput, config: KServeConfig, *, knative_domains: Sequence[str] = ()) -> list[dict]:
@@ -185,46 +161,3 @@ def _route(route: RouteInput, config: KServeConfig, matches: list[dict], backend
             }
         },
     }
-
-
-def knative_status(route: RouteInput, config: KServeConfig) -> dict:
-    """``status.url``, ``status.address`` and ``status.components`` as KServe's Knative mode reports them.
-
-    Component URLs are Knative's route URLs: the cluster-local host for a cluster-local isvc, else (assumed)
-    ``http://`` + ``generate_domain_name(<service>)``. A stopped isvc gets no url/address.
-    """
-    ingress = config.ingress
-    status: dict[str, Any] = {}
-    if not route.stopped:
-        if ingress.path_template:
-            path = generate_path(route.name, route.namespace, ingress)
-            url = f"{ingress.url_scheme}://{ingress.ingress_domain}{path}"
-        elif ingress.disable_istio_virtual_host:
-            url = f"{ingress.url_scheme}://{_component_host(route, config, route.entry)}"
-        elif route.labels.get(C.LABEL_KNATIVE_VISIBILITY) == C.VISIBILITY_CLUSTER_LOCAL:
-            url = f"{ingress.url_scheme}://{service_hostname(route.name, route.namespace)}"
-        else:
-            url = f"{ingress.url_scheme}://{external_host(route, config)}"
-        address_name = route.entry.service_name if ingress.disable_istio_virtual_host else route.name
-        status["url"] = url
-        status["address"] = {"url": "http://" + service_hostname(address_name, route.namespace)}
-    components: dict[str, Any] = {}
-    for name in C.COMPONENTS:
-        comp = route.components.get(name)
-        if comp is None:
-            continue
-        components[name] = {
-            "url": "http://" + _component_host(route, config, comp),
-            "address": {"url": "http://" + service_hostname(comp.service_name, route.namespace)},
-        }
-    status["components"] = components
-    return status
-
-
-def _component_host(route: RouteInput, config: KServeConfig, comp: RoutedComponent) -> str:
-    # Every component's ksvc carries the isvc's labels, so Knative makes all of them cluster-local together.
-    if route.labels.get(C.LABEL_KNATIVE_VISIBILITY) == C.VISIBILITY_CLUSTER_LOCAL:
-        return service_hostname(comp.service_name, route.namespace)
-    labels = route.labels if comp.labels is None else comp.labels
-    annotations = route.annotations if comp.annotations is None else comp.annotations
-    return generate_domain_name(comp.service_name, route.namespace, config.ingress, labels, annotations)

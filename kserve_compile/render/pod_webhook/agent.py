@@ -16,11 +16,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from ... import constants as C
-from ...cluster_state import ClusterState
-from ...config import KServeConfig
 from ...datacopy import clone
 from ...errors import InputError
-from ...quantity import QUANTITY_FORMAT_ERROR, is_quantity, requirements
+from ...inputs.cluster_state import ClusterState
+from ...inputs.config import KServeConfig
+from ...kube.quantity import QUANTITY_FORMAT_ERROR, is_quantity, requirements
 from .credentials import add_service_account_credentials
 
 PodSpec = dict[str, Any]

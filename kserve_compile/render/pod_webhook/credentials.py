@@ -17,9 +17,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ... import constants as C
-from ...cluster_state import ClusterState, secret_data
-from ...config import CredentialConfig, S3Config
 from ...errors import InputError
+from ...inputs.cluster_state import ClusterState, secret_data
+from ...inputs.config import CredentialConfig, S3Config
 
 # S3 (pkg/credentials/s3)
 AWS_ACCESS_KEY_ID = "AWS_ACCESS_KEY_ID"

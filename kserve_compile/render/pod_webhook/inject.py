@@ -17,10 +17,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from ... import constants as C
-from ...cluster_state import ClusterState
-from ...config import KServeConfig
 from ...datacopy import clone
 from ...errors import InputError
+from ...inputs.cluster_state import ClusterState
+from ...inputs.config import KServeConfig
 from ...provenance import is_tracing, stamp
 from ...provenance.sources import injector_origin
 from .agent import check_agent_configs, inject_agent

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ... import constants as C
-from ...config import KServeConfig
+from ...inputs.config import KServeConfig
 from .credentials import merge_envs
 
 

@@ -7,14 +7,13 @@ Ports ``InjectModelcar`` (``pod/storage_initializer_injector.go``), ``ConfigureM
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from ... import constants as C
-from ...config import StorageInitializerConfig
-from ...errors import InputError
-from ...quantity import canonical_quantity, is_quantity
+from ...errors import InputError, go_quote
+from ...inputs.config import StorageInitializerConfig
+from ...kube.quantity import canonical_quantity, is_quantity
 from .pod_edits import (
     ModelMount,
     add_model_mount,
@@ -24,11 +23,6 @@ from .pod_edits import (
 )
 
 PodSpec = dict[str, Any]
-
-
-def _q(text: str) -> str:
-    """Go's ``%q`` for plain strings."""
-    return json.dumps(text, ensure_ascii=False)
 
 
 def parse_oci_scheme(uri: str) -> tuple[str, str, bool]:
@@ -171,7 +165,8 @@ def configure_oci_native(uri: str, pod_spec: PodSpec, target_name: str, model_pa
     for mount in target.get("volumeMounts") or []:
         if mount.get("mountPath") == model_path and mount.get("name") != volume:
             raise InputError(
-                f"mountPath {_q(model_path)} already used by volume {_q(str(mount.get('name')))}", "spec.containers"
+                f"mountPath {go_quote(model_path)} already used by volume {go_quote(str(mount.get('name')))}",
+                "spec.containers",
             )
     _volume_if_absent(
         pod_spec,
@@ -253,7 +248,7 @@ def validate_oci_mount_paths(paths: list[str], mode: str) -> None:
         for path in paths:
             if path in seen:
                 raise InputError(
-                    f"OCI mount path {_q(path)} is specified more than once; each native ImageVolume must have a unique mount path",
+                    f"OCI mount path {go_quote(path)} is specified more than once; each native ImageVolume must have a unique mount path",
                     "spec.predictor.storageUris",
                 )
             seen.add(path)
@@ -263,7 +258,7 @@ def validate_oci_mount_paths(paths: list[str], mode: str) -> None:
         parent = _parent(path)
         if parent in parents:
             raise InputError(
-                f"OCI mount paths {_q(parents[parent])} and {_q(path)} share parent directory {_q(parent)}, which would cause "
+                f"OCI mount paths {go_quote(parents[parent])} and {go_quote(path)} share parent directory {go_quote(parent)}, which would cause "
                 "volume mount shadowing; use mount paths with distinct parent directories",
                 "spec.predictor.storageUris",
             )

@@ -10,9 +10,9 @@ import posixpath
 from typing import Any, NamedTuple
 
 from ... import constants as C
-from ...config import StorageInitializerConfig
-from ...merge import CONTAINER_LIST_KEYS, strategic_merge
-from ...quantity import requirements
+from ...inputs.config import StorageInitializerConfig
+from ...kube.merge import CONTAINER_LIST_KEYS, strategic_merge
+from ...kube.quantity import requirements
 
 PodSpec = dict[str, Any]
 Container = dict[str, Any]

@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ... import constants as C
-from ...cluster_state import ClusterState
-from ...config import KServeConfig
 from ...datacopy import clone
 from ...errors import InputError
-from ...kube_fields import add_env_if_absent, set_env
+from ...inputs.cluster_state import ClusterState
+from ...inputs.config import KServeConfig
+from ...kube.fields import add_env_if_absent, set_env
 from . import modelcar
 from .credentials import (
     AWS_CA_BUNDLE,

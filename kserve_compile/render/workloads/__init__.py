@@ -1,2 +1,5 @@
-"""Workloads: Standard mode (``standard/``), Knative mode (``knative/``), and Standard mode's canary and multi-node
-extras (``canary``, ``multinode``). Mirrors ``pkg/controller/v1beta1/inferenceservice/reconcilers/``."""
+"""Workloads: Standard mode (``standard/``), Knative mode (``knative/``), and the multi-node worker objects
+(``multinode``; the head/worker split is planned in ``plan.multinode``). Mirrors
+``pkg/controller/v1beta1/inferenceservice/reconcilers/``."""
+
+__all__ = ["knative", "multinode", "standard"]

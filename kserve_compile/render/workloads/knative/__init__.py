@@ -9,6 +9,7 @@ from .service import (
 )
 
 __all__ = [
+    "autoscaling",
     "go_atoi",
     "initial_scale_allowed",
     "knative_service",

@@ -11,9 +11,9 @@ import re
 from collections.abc import Mapping, MutableMapping
 
 from .... import constants as C
-from ....components import Component
-from ....config import KServeConfig
-from ....models import ComponentExtension
+from ....inputs.config import KServeConfig
+from ....inputs.serving_types import ComponentExtension
+from ....plan.components import Component
 
 # Go's strconv.Atoi (base 10): an optional sign, then ASCII digits only — no spaces, underscores or prefixes.
 _GO_DECIMAL = re.compile(r"[+-]?[0-9]+\Z")

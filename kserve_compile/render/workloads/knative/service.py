@@ -18,10 +18,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from .... import constants as C
-from ....components import Component
-from ....config import KServeConfig
 from ....datacopy import clone
 from ....errors import InputError
+from ....inputs.config import KServeConfig
+from ....plan.components import Component
 from .autoscaling import apply_initial_scale_check, set_autoscaling_annotations
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ....components import Component
-from ....config import KServeConfig
+from ....inputs.config import KServeConfig
+from ....plan.components import Component
 from .autoscaler import autoscaler
 from .deployment import deployment
 from .otel import otel_collector
@@ -28,3 +28,6 @@ def standard_workload(
         dep,
         *autoscaler(component, dict(dep["metadata"]["labels"]), config),
     ]
+
+
+__all__ = ["autoscaler", "deployment", "otel", "service", "standard_workload"]

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from .... import constants as C
-from ....components import Component
-from ....config import KServeConfig
 from ....errors import InputError
-from ....models import ComponentExtension, MetricQuantityTarget
-from ....quantity import canonical_quantity
+from ....inputs.config import KServeConfig
+from ....inputs.serving_types import ComponentExtension, MetricQuantityTarget
+from ....kube.quantity import canonical_quantity
+from ....plan.components import Component
 
 
 def autoscaler(component: Component, labels: dict[str, str], config: KServeConfig) -> list[dict[str, Any]]:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from .... import constants as C
-from ....components import Component
-from ....config import KServeConfig
 from ....datacopy import clone
-from ....skeletons import shared_skeleton, skeleton
+from ....inputs.config import KServeConfig
+from ....plan.components import Component
+from ...skeletons import shared_skeleton, skeleton
 
 PROBED_CONTAINERS = (C.CONTAINER_KSERVE, C.CONTAINER_TRANSFORMER)
 

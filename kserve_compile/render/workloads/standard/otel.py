@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from .... import constants as C
-from ....components import Component
-from ....config import KServeConfig
-from ....quantity import canonical_quantity
-from ....skeletons import skeleton
+from ....inputs.config import KServeConfig
+from ....kube.quantity import canonical_quantity
+from ....plan.components import Component
+from ...skeletons import skeleton
 
 OTEL_BACKEND = "opentelemetry"
 DEFAULT_METRICS_PORT = "8080"
