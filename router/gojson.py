@@ -25,8 +25,12 @@ _HTML = (
     ("\u2028".encode(), b"\\u2028"),
     ("\u2029".encode(), b"\\u2029"),
 )
-# a number orjson may write differently from Go: "1.0", an exponent, or 16+ digits (beyond float64's exact ints)
-_SUSPECT = re.compile(rb"[0-9]\.0(?![0-9])|[0-9][eE][+-]|[0-9]{16}")
+# a number orjson may write differently from Go: "1.0", an exponent ("1e+20", "1e-7"), or 16+ digits (beyond
+# float64's exact integers). Each test is a C-speed scan; a regular expression with a digit class at every position
+# cost ~7 µs on a 150-byte answer, more than orjson's encoding of it.
+_INTEGRAL_FLOAT = re.compile(rb"\.0(?![0-9])")
+_DIGITS_AS_ZERO = bytes.maketrans(b"0123456789", b"0000000000")
+_SIXTEEN_DIGITS = b"0" * 16
 _TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|-?[0-9][0-9.eE+-]*')
 _EXACT_INT = 2**53
 
@@ -62,12 +66,22 @@ def valid(data: bytes) -> bool:
 def dumps(value: Any) -> bytes:
     """``json.Marshal`` of decoded JSON data."""
     out = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    if _SUSPECT.search(out):
+    if _may_differ(out):
         out = _TOKEN.sub(_fix_number, out)
-    for raw, escaped in _HTML:
-        if raw in out:
+    if b"<" in out or b">" in out or b"&" in out or b"\xe2\x80" in out:
+        for raw, escaped in _HTML:
             out = out.replace(raw, escaped)
     return out
+
+
+def _may_differ(out: bytes) -> bool:
+    """Whether ``out`` may hold a number Go writes differently (false positives only cost the slow path)."""
+    return (
+        b"e+" in out
+        or b"e-" in out
+        or _INTEGRAL_FLOAT.search(out) is not None
+        or (len(out) >= 16 and _SIXTEEN_DIGITS in out.translate(_DIGITS_AS_ZERO))
+    )
 
 
 def _fix_number(match: re.Match[bytes]) -> bytes:

@@ -98,10 +98,22 @@ def test_missing_flag_is_a_usage_error() -> None:
 
 
 def test_router_imports_nothing_of_the_compiler() -> None:
-    """The image (router/Dockerfile) ships router/ with aiohttp, uvloop and orjson only."""
+    """The image (router/Dockerfile) ships router/ with httptools, uvloop and orjson only."""
     code = (
         "import sys, router.main, router.server, router.engine; "
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'kserve_compile', 'pydantic', 'yaml', 'typer', 'server'}))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, check=True
+    )
+    assert result.stdout.strip() == "[]"
+
+
+def test_router_needs_only_its_extra_and_orjson() -> None:
+    """The router extra is httptools and uvloop: serving a graph loads no other HTTP library."""
+    code = (
+        "import sys, router.main, router.server, router.engine, router.client, router.h1; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'aiohttp', 'yarl', 'multidict', 'httpx', 'requests'}))"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, check=True
