@@ -37,7 +37,7 @@ if sys.argv[3] == "render":
     run = lambda: dump_yaml(render_files([sys.argv[2]]))
 else:
     from kserve_compile.api import CompileOptions, render_result
-    from kserve_compile.provenance.explain import annotated_yaml
+    from kserve_compile.emit.explain import annotated_yaml
 
     run = lambda: annotated_yaml(render_result([sys.argv[2]], options=CompileOptions(trace=True)).objects)
 run()

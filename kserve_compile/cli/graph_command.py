@@ -1,6 +1,6 @@
 """``kserve-compile graph run`` and ``graph show``; ``register(app)`` adds the ``graph`` group to the main app.
 
-Only typer and the standard library load at import; the graph code (and aiohttp, for ``run``) load inside the
+Only typer and the standard library load at import; the graph code (and the router, for ``run``) load inside the
 commands. Exit codes as the other commands: 0 ok; 1 invalid input (or, with ``run --data``, a non-2xx answer);
 2 usage; 3 internal error; 130 interrupted.
 """
@@ -125,16 +125,14 @@ def run_command(
         from ..graph import run as local
 
         try:
-            import aiohttp  # noqa: F401 - the router's calls to steps (the "router" extra)
-            import httptools  # noqa: F401 - the router's HTTP server (the "router" extra)
+            import httptools  # noqa: F401 - the router's HTTP server and step client (the "router" extra)
         except ImportError as exc:
             raise UsageError(
                 f"graph run needs the router's dependencies: pip install 'kserve-compile[router]' ({exc})"
             ) from None
         request = _request_body(data) if data is not None else None
-        plan = plan_for(
-            files, local.parse_pairs(backend or [], "--backend"), local.parse_pairs(model or [], "--model"), name
-        )
+        backends, models = local.parse_pairs(backend or [], "--backend"), local.parse_pairs(model or [], "--model")
+        plan = plan_for(files, backends, models, name, config=config, namespace=namespace)
         for note in plan.notes:
             sys.stderr.write(f"note: {note}\n")
         procs = local.start_models(plan.models, sys.stderr)
