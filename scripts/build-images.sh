@@ -27,6 +27,8 @@
 #   ONNXRUNTIME=cpu|gpu      the server image's ONNX Runtime (default cpu; see server/Dockerfile)
 #   KSERVE_DOCKER_STATE      the started engine's data root (default ${XDG_CACHE_HOME:-~/.cache}/kserve-compile/docker)
 #   KSERVE_BASE=auto|local   local: build the Debian base even if a registry answers (default auto)
+#   IIDFILE_DIR              write each built image's ID to DIR/NAME.iid (the tests run images by ID, so two
+#                            checkouts building the same tags at once cannot swap each other's images)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -159,7 +161,8 @@ build_image() {
   local t0; t0=$(now)
   log "building $tag ($dockerfile)"
   # shellcheck disable=SC2046
-  if ! docker build --network host -f "$dockerfile" -t "$tag" $(pip_build_args) "${extra[@]}" . >&2; then
+  if ! docker build --network host -f "$dockerfile" -t "$tag" $(pip_build_args) "${extra[@]}" \
+    ${IIDFILE_DIR:+--iidfile "$IIDFILE_DIR/$name.iid"} . >&2; then
     log "error: building $tag failed"
     exit 1
   fi

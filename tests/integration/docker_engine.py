@@ -18,6 +18,7 @@ import fcntl
 import json
 import os
 import subprocess
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -47,7 +48,7 @@ class Engine:
     host: str
     started: bool
     _users: IO[str] | None = None
-    built: set[str] = field(default_factory=set)
+    built: dict[str, str] = field(default_factory=dict)  # name -> image ID
 
     @classmethod
     def start(cls) -> Engine:
@@ -91,16 +92,20 @@ class Engine:
         return result
 
     def image(self, name: str) -> str:
-        """The image's tag, built (once per session) by scripts/build-images.sh; a failed build raises."""
+        """The ID of the image built (once per session) by scripts/build-images.sh; a failed build raises.
+
+        By ID, not tag: another checkout building the same tags at the same time cannot swap them."""
         if name not in self.built:
             t0 = time.monotonic()
-            result = subprocess.run([SCRIPT, name], capture_output=True, text=True, timeout=3600, env=self.env())
-            if result.returncode != 0:
-                raise RuntimeError(f"{SCRIPT} {name} failed ({result.returncode}):\n{result.stderr[-4000:]}")
-            self.built.add(name)
+            with tempfile.TemporaryDirectory() as iids:
+                env = {**self.env(), "IIDFILE_DIR": iids}
+                result = subprocess.run([SCRIPT, name], capture_output=True, text=True, timeout=3600, env=env)
+                if result.returncode != 0:
+                    raise RuntimeError(f"{SCRIPT} {name} failed ({result.returncode}):\n{result.stderr[-4000:]}")
+                self.built[name] = Path(iids, f"{name}.iid").read_text().strip()
             FIGURES.append((TAGS[name], "build (cached layers count)", f"{time.monotonic() - t0:.0f} s"))
-            FIGURES.append((TAGS[name], "size", f"{self.image_size(TAGS[name]) / 1e6:.0f} MB"))
-        return TAGS[name]
+            FIGURES.append((TAGS[name], "size", f"{self.image_size(self.built[name]) / 1e6:.0f} MB"))
+        return self.built[name]
 
     def image_size(self, tag: str) -> int:
         return int(self.docker("image", "inspect", "-f", "{{.Size}}", tag).stdout)
@@ -120,7 +125,11 @@ class Engine:
             argv += ["-e", f"{key}={value}"]
         started = time.monotonic()
         cid = self.docker(*argv, tag, *args).stdout.strip()
-        return Container(self, cid, tag, started)
+        return Container(self, cid, self.tag_of(tag), started)
+
+    def tag_of(self, image: str) -> str:
+        """The tag an image ID was built as (for messages and figures)."""
+        return next((TAGS[name] for name, iid in self.built.items() if iid == image), image)
 
 
 @dataclass

@@ -62,7 +62,7 @@ def test_server_image_answers_v2_health_and_infer(engine: Engine, tmp_path: Path
     try:
         base = f"http://127.0.0.1:{http_port}"
         ready = container.wait_until(lambda: http(f"{base}/v2/health/ready")[0] == 200, 120, "/v2/health/ready")
-        FIGURES.append((tag, "start to ready (/v2/health/ready)", f"{ready:.2f} s"))
+        FIGURES.append((engine.tag_of(tag), "start to ready (/v2/health/ready)", f"{ready:.2f} s"))
         assert container.process_uid() == USERS["server"]
         x = np.arange(8, dtype=np.float32).reshape(2, 4)
         request = {"inputs": [{"name": "x", "shape": [2, 4], "datatype": "FP32", "data": x.ravel().tolist()}]}
@@ -99,7 +99,7 @@ def test_router_image_routes_a_two_step_sequence(engine: Engine) -> None:
                 base = f"http://127.0.0.1:{port}"
                 wait = container.wait_until
                 ready = await asyncio.to_thread(wait, lambda: http(f"{base}/readyz")[0] == 200, 60, "/readyz")
-                FIGURES.append((tag, "start to ready (/readyz)", f"{ready:.2f} s"))
+                FIGURES.append((engine.tag_of(tag), "start to ready (/readyz)", f"{ready:.2f} s"))
                 status, body = await asyncio.to_thread(http, f"{base}/", b'{"instances": [[1, 2, 3, 4]]}')
                 assert (status, orjson.loads(body)) == (200, {"step2 got": {"predictions": [1, 2]}})
                 assert [orjson.loads(b) for b in one.bodies] == [{"instances": [[1, 2, 3, 4]]}]
@@ -156,7 +156,7 @@ def test_daemon_image_reconciles_an_isvc_against_a_real_apiserver(
     container = engine.run(tag, *args, mounts={str(kubeconfig_dir(controllers, tmp_path)): "/kube"})
     try:
         ready = container.wait_until(lambda: http(f"http://127.0.0.1:{health}/readyz")[0] == 200, 120, "/readyz")
-        FIGURES.append((tag, "start to ready (/readyz)", f"{ready:.2f} s"))
+        FIGURES.append((engine.tag_of(tag), "start to ready (/readyz)", f"{ready:.2f} s"))
         assert container.process_uid() == USERS["daemon"]
 
         def deployment() -> dict | None:
