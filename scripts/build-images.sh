@@ -55,8 +55,9 @@ start_own_engine() {
   fi
   mkdir -p "$STATE/data" "$RUNDIR"
   log "starting dockerd (data root $STATE/data, socket $RUNDIR/docker.sock, log $STATE/dockerd.log)"
+  # (9>&-: dockerd must not inherit the start lock, or it would hold it for as long as it runs)
   setsid dockerd --data-root "$STATE/data" --exec-root "$RUNDIR/exec" --pidfile "$RUNDIR/dockerd.pid" \
-    -H "$OWN_HOST" --bridge=none --iptables=false --ip-masq=false >"$STATE/dockerd.log" 2>&1 </dev/null &
+    -H "$OWN_HOST" --bridge=none --iptables=false --ip-masq=false >"$STATE/dockerd.log" 2>&1 </dev/null 9>&- &
   local i
   for i in $(seq 1 60); do
     if DOCKER_HOST="$OWN_HOST" engine_answers; then return 0; fi
@@ -76,6 +77,7 @@ ensure_engine() {
     no_engine "DOCKER_HOST=$DOCKER_HOST does not answer"
   fi
   export DOCKER_HOST="$OWN_HOST"
+  if engine_answers; then return 0; fi
   mkdir -p "$RUNDIR"
   exec 9>"$RUNDIR/start.lock"
   flock 9  # two callers at once: one starts it, the other finds it running

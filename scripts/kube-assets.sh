@@ -127,6 +127,10 @@ install_binaries() {
 
 main() {
   if have_all; then echo "$DEST"; exit 0; fi
+  mkdir -p "$(dirname "$DEST")"
+  exec 9>"$DEST.lock"
+  flock 9  # a second run waits for the first, then finds its binaries
+  if have_all; then echo "$DEST"; exit 0; fi
   local t0; t0=$(now)
   install_prerequisites
   fetch_source
