@@ -91,9 +91,15 @@ stop_own_engine() {
   if [ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null; then log "no engine started by this script is running"; return 0; fi
   log "stopping dockerd ($pid)"
   kill -TERM "$pid"
-  for _ in $(seq 1 30); do kill -0 "$pid" 2>/dev/null || { log "stopped"; return 0; }; sleep 1; done
-  log "dockerd ($pid) still running after 30 s; killing it"
-  kill -KILL "$pid" 2>/dev/null || true
+  local i
+  for i in $(seq 1 30); do kill -0 "$pid" 2>/dev/null && sleep 1 || break; done
+  if kill -0 "$pid" 2>/dev/null; then
+    log "dockerd ($pid) still running after 30 s; killing it"
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  # dockerd leaves the host network namespace bind-mounted under its exec root
+  umount "$RUNDIR/exec/netns/default" 2>/dev/null || true
+  log "stopped"
 }
 
 # The legacy builder where the client has no BuildKit (a docker CLI without buildx); the Dockerfiles need neither.
