@@ -22,8 +22,6 @@ from typing import TYPE_CHECKING, Any
 from . import constants as C
 from . import graph, llmisvc, localmodel
 from .checks.inputs import input_problems
-from .checks.offline import input_schema_problems, output_schema_problems
-from .checks.shapes import shape_problems
 from .emit.order import identity, sort_objects
 from .errors import CompileError, InputError, Problem, by_place, merge_problems, note_problem, once_per_run
 from .gcpause import gc_paused
@@ -150,6 +148,8 @@ class _Run:
         objects = rendered + [d.data for d in split.passed] + self._read_inputs(split)
         self.errors += _duplicates(objects, split.passed)
         if self.options.kube_version and not self._failed(checked):
+            from .checks.offline import output_schema_problems
+
             checked += output_schema_problems(rendered, self.options.kube_version)
         self._raise(checked, split)
         if is_tracing():
@@ -177,6 +177,10 @@ class _Run:
     def _shaped(self, docs: Sequence[Document]) -> list[Document]:
         """The documents the input stage keeps as plain data (ClusterStorageContainers), those of the wrong shape out
         (always: the pod webhook's builders read them as their CRD types them)."""
+        if not any(doc.kind == C.KIND_CSC for doc in docs):
+            return list(docs)
+        from .checks.shapes import shape_problems
+
         kept = []
         for doc in docs:
             found = shape_problems(doc) if doc.kind == C.KIND_CSC else []
@@ -188,6 +192,8 @@ class _Run:
     def _checks(self, split: Split, config: KServeConfig | None) -> list[Problem]:
         checked = input_problems(split.compiled, split.passed) if self.options.checks else []
         if self.options.kube_version:
+            from .checks.offline import input_schema_problems
+
             admit = lambda obj: admitted(obj, config)  # noqa: E731 - the API server checks what the webhook admits
             checked += input_schema_problems(split.compiled, split.passed, admit, self.options.kube_version)
         return checked

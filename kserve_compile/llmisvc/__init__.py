@@ -17,7 +17,6 @@ from .. import constants as C
 from ..errors import Problem
 from ..inputs.kinds import KindTable
 from ..inputs.parse import Document
-from .llm_types import get_path
 
 FEATURE = "llmisvc"
 KINDS: KindTable = {
@@ -46,6 +45,10 @@ def collect(docs: Sequence[Document], problems: list[Problem]) -> list[Document]
 def configmaps(docs: Sequence[Document]) -> set[tuple[str, str]]:
     """``(namespace, name)`` of every ConfigMap a scheduler ``config.ref`` may read: in the service's namespace (a
     ConfigMap that names none is in ``default``, as the API server puts it) or in ``kserve``."""
+    if not docs:
+        return set()
+    from .llm_types import get_path
+
     out: set[tuple[str, str]] = set()
     for doc in docs:
         ref = get_path(doc.data, "spec", "router", "scheduler", "config", "ref", "name")

@@ -46,6 +46,7 @@ class Combined:
     spec: Spec
     applied: list[dict[str, str]] = field(default_factory=list)
     scheduler_configmap: tuple[str, str] | None = None
+    given_configs: bool = False  # an input LLMInferenceServiceConfig was merged (not only KServe's shipped presets)
 
 
 def scheduler_config_flag(containers: Any) -> list[str] | None:
@@ -182,7 +183,7 @@ def combine(
         and picker.get("kind", "") in ("Service", "")
     ):
         picker["port"] = {"number": 9002}
-    return Combined(spec, applied, cm)
+    return Combined(spec, applied, cm, given_configs=any(not c.embedded for c in configs))
 
 
 def _pool_name(specs: list[Spec], name: str) -> str:

@@ -60,7 +60,8 @@ def render_service(
         raise ValidationFailed(problems)
     combined = combine(svc, store, options, ctx.configmaps)
     spec = combined.spec
-    wrong_type = spec_problem(C.V1ALPHA2, C.KIND_LLMISVC, spec)
+    # the service was checked as written; a config from the inputs may be templated: its merge is checked again
+    wrong_type = spec_problem(C.V1ALPHA2, C.KIND_LLMISVC, spec) if combined.given_configs else None
     merged_problems = [wrong_type] if wrong_type else validate_spec(spec, svc.name)
     if merged_problems:
         refs = ", ".join(f"{a['source']}:{a['namespace']}/{a['name']}" for a in combined.applied)
