@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
 from .errors import ExecFault, TemplateError, exec_error, parse_error
@@ -261,12 +262,15 @@ def chain_digest(chain: str, data: Any) -> Any:
 
 
 def _lenient_fields(chain: str, data: Any) -> Any:
-    if chain == ".":
-        return data
     try:
-        return walk_fields(data, chain.split(".")[1:], True)
+        return walk_fields(data, _chain_names(chain), True)
     except ExecFault:
         return MISSING
+
+
+@lru_cache(maxsize=4096)  # digests are taken per chain per service; the chains are a few hundred
+def _chain_names(chain: str) -> tuple[str, ...]:
+    return () if chain == "." else tuple(chain.split(".")[1:])
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
