@@ -6,7 +6,8 @@ non-executable pipeline stages, a ``.Field`` after a literal, ``{{else}}``/``{{e
 messages, each ``template: NAME:LINE: …``. What neither kind executes is rejected as
 ``unsupported template action "{{…}}": …``: ``range``, ``with``, ``define``, ``template``, ``block``, ``break``,
 ``continue``, variables, character, floating-point and complex constants, fields of a parenthesized pipeline.
-Parenthesized pipelines nest at most 100 deep (Go allows 10,000; Python's stack is the limit here).
+Parenthesized pipelines nest at most 100 deep (Go allows 10,000), and so do ``if`` actions (Go sets no limit):
+Python's stack is the limit here.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ GO_BUILTINS = frozenset(
     "and call html index slice js len not or print printf println urlquery eq ge gt le lt ne".split()
 )
 MAX_PAREN_DEPTH = 100
+MAX_IF_DEPTH = 100  # execution walks nested ifs recursively
 _OPERAND_START = frozenset(
     {"bool", "char", "complex", "dot", "field", "ident", "number", "nil", "raw", "string", "variable", "lparen"}
 )
@@ -110,6 +112,8 @@ class _TemplateParser:
             current.append(Action(action.start, pipe, text))
             return current
         if kind == "if":
+            if len(stack) >= MAX_IF_DEPTH:
+                action.unsupported(f"if actions nest at most {MAX_IF_DEPTH} deep here")
             opened = _Open(action.start, current)
             opened.append(Branch(pipe, (), text))
             stack.append(opened)

@@ -215,3 +215,13 @@ def test_go_unquote_rejects_what_go_rejects(literal: str) -> None:
 
 def test_go_quote() -> None:
     assert go_quote('a"\\\n\x01é\u200b') == '"a\\"\\\\\\n\\x01é\\u200b"'
+
+
+@pytest.mark.parametrize("kind", [GoTemplate, GoTextTemplate])
+def test_deep_nesting_is_an_error_not_a_crash(kind: object) -> None:
+    with pytest.raises(TemplateError, match="max expression depth exceeded"):
+        kind("{{" + "(" * 150 + "1" + ")" * 150 + "}}")  # type: ignore[operator]
+    with pytest.raises(TemplateError, match="if actions nest at most 100 deep here"):
+        kind("{{ if 1 }}" * 150 + "x" + "{{ end }}" * 150)  # type: ignore[operator]
+    nested = "{{ if 1 }}" * 100 + "x" + "{{ end }}" * 100
+    assert GoTextTemplate(nested).render(None) == "x"
