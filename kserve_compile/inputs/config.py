@@ -361,7 +361,7 @@ def _default_ingress(ingress: IngressConfig, present: bool) -> IngressConfig:
             from ..gotemplate import GoTemplate  # local: only configs with a pathTemplate pay for it
 
             try:
-                GoTemplate(ingress.path_template)
+                GoTemplate(ingress.path_template, name="path-template")
             except ValueError as exc:
                 raise InputError(
                     f"invalid ingress config, unable to parse pathTemplate: {exc}", "data.ingress.pathTemplate"

@@ -17,13 +17,13 @@ from ..errors import InputError
 from ..inputs.cluster_state import ClusterState
 from ..inputs.config import KServeConfig
 from ..kube.fields import set_env
+from ..kube.paths import CommonParentPanic, find_common_parent_path
 from ..render.pod_webhook.credentials import add_service_account_credentials
 from ..render.pod_webhook.modelcar import configure_modelcar, configure_oci_native, parse_oci_scheme
 from ..render.pod_webhook.storage import (
     ModelMount,
     add_model_mount,
     cached_model_uri,
-    common_parent_path,
     create_init_container,
     find_init_container,
     merge_container,
@@ -140,7 +140,10 @@ def _download(
     directory mounted writable there and read-only in the model server."""
     config: KServeConfig = ctx.config
     user = _strip_storage_initializer(pod)
-    parent = common_parent_path([path for _, path in pairs]) or "/"
+    try:  # "" only for no paths, which never reach here; KServe's attachMultiStorageDownloads maps it to "/" too
+        parent = find_common_parent_path([path for _, path in pairs]) or "/"
+    except CommonParentPanic as panic:  # KServe's reconcile panics on this
+        raise InputError(f"storage path {panic.path} has no directory components: {panic}", "spec.model") from None
     init = create_init_container(config.storage_initializer, [x for pair in pairs for x in pair])
     if user is not None:
         init = _merge_user(init, user)

@@ -431,11 +431,11 @@ def _apply(node: Any, tree: dict[Any, Any]) -> Any:
 @lru_cache(maxsize=4096)
 def _parsed(escaped: str) -> GoTextTemplate:
     try:
-        return GoTextTemplate(escaped, FUNCS)
-    except TemplateError as exc:
-        if "unexpected" in str(exc) or "unclosed" in str(exc):
-            raise _Unbalanced from None
-        raise InputError(f"failed to parse template config: {exc}", "spec") from None
+        return GoTextTemplate(escaped, FUNCS, name="config")
+    except TemplateError:
+        # An {{if}} closing in another string, or a real error: KServe parses the whole document, and so does the
+        # fallback, whose error (if any) is Go's for the document.
+        raise _Unbalanced from None
 
 
 _RENDERED: dict[tuple[str, tuple[Any, ...]], str] = {}
@@ -470,7 +470,7 @@ def _load(text: str) -> Spec:
 
 def _render_document(text: str, data: Struct) -> Spec:
     try:
-        template = GoTextTemplate(text, FUNCS)
+        template = GoTextTemplate(text, FUNCS, name="config")
     except TemplateError as exc:
         raise InputError(f"failed to parse template config: {exc}", "spec") from None
     return _load(_execute(template, data))

@@ -26,6 +26,7 @@ from ..inputs.serving_types import (
     StorageSpec,
     StorageUri,
 )
+from ..kube.paths import CommonParentPanic, find_common_parent_path
 from ..kube.quantity import parse_quantity
 from ..kube.validation import (
     blocked_env_problem,
@@ -394,6 +395,7 @@ def _check_storage_uris(isvc: InferenceService, paths: _Paths) -> None:
 def storage_uris_problem(entries: Sequence[StorageUri], path: str) -> None:
     """``validateMultipleStorageURIsSpec``."""
     plain: list[str] = []
+    plain_index: dict[str, int] = {}
     pvc: list[str] = []
     for index, entry in enumerate(entries):
         where = f"{path}[{index}]"
@@ -406,32 +408,26 @@ def storage_uris_problem(entries: Sequence[StorageUri], path: str) -> None:
             raise InputError(f"storage path must be absolute: {mount}", f"{where}.mountPath")
         if ".." in mount:
             raise InputError(f"storage path cannot contain '..' for security reasons: {mount}", f"{where}.mountPath")
-        (pvc if entry.uri.startswith("pvc://") else plain).append(mount)
+        if entry.uri.startswith("pvc://"):
+            pvc.append(mount)
+        else:
+            plain.append(mount)
+            plain_index.setdefault(mount, index)
     # KServe returns here when at most one non-PVC path exists — before its PVC uniqueness check.
     if len(plain) <= 1:
         return
     if len(pvc) != len(set(pvc)):
         raise InputError("PVC storage paths must be unique", path)
-    if common_parent(plain) == "/":
+    try:
+        parent = find_common_parent_path(plain)
+    except CommonParentPanic as panic:  # KServe's webhook panics here (recovered, the request denied)
+        where = f"{path}[{plain_index[panic.path]}].mountPath"
+        raise InputError(f"storage path {panic.path} has no directory components: {panic}", where) from None
+    if parent == "/":
         raise InputError(
             f"storage paths must have a common parent directory. Current paths: [{' '.join(plain)}] have no common parent beyond root",
             path,
         )
-
-
-def common_parent(paths: Sequence[str]) -> str:
-    """``FindCommonParentPath``: the longest shared leading directory, ``/`` when there is none."""
-    if not paths:
-        return ""
-    if len(paths) == 1:
-        return paths[0]
-    parts = [p.strip("/").split("/") if p.strip("/") else [] for p in paths]
-    common: list[str] = []
-    for level in zip(*parts):
-        if len(set(level)) != 1:
-            break
-        common.append(level[0])
-    return "/" + "/".join(common) if common else "/"
 
 
 def _check_confidential(predictor: PredictorSpec, paths: _Paths) -> list[str]:

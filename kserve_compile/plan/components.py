@@ -365,7 +365,7 @@ def replace_placeholders(container: dict[str, Any], meta: Mapping[str, Any], run
     if "{{" not in text:
         return container
     try:
-        rendered = orjson.loads(GoTemplate(text).render(meta, html=True))
+        rendered = orjson.loads(GoTemplate(text, name="container-tmpl").render(meta, html=True))
         return carry_over(container, rendered, "placeholders filled") if is_tracing() else rendered
     except (ValueError, json.JSONDecodeError) as exc:
         raise InputError(

@@ -37,6 +37,14 @@ _VALID_FQDN = re.compile(r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[
 _GO_REGEX_SPECIAL = frozenset("\\.+*?()|[]{}^$")
 
 
+class _DomainTemplateValues(Struct):
+    go_type = "ingress.DomainTemplateValues"
+
+
+class _PathTemplateValues(Struct):
+    go_type = "ingress.PathTemplateValues"
+
+
 def subdomain_errors(name: str) -> list[str]:
     """Kubernetes ``IsDNS1123Subdomain``: the reasons ``name`` is not a valid subdomain (empty when it is)."""
     errors = []
@@ -86,10 +94,10 @@ def generate_domain_name(
 ) -> str:
     """The host for ``name`` from ``domainTemplate``; labels/annotations are the owning object's metadata."""
     try:
-        template = GoTemplate(ingress.domain_template)
+        template = GoTemplate(ingress.domain_template, name="domain-template")
     except ValueError as exc:
         raise InputError(f"unable to parse the domain template {go_quote(ingress.domain_template)}: {exc}") from None
-    data = Struct(
+    data = _DomainTemplateValues(
         Name=name,
         Namespace=namespace,
         IngressDomain=ingress.ingress_domain,
@@ -138,7 +146,8 @@ def generate_path(name: str, namespace: str, ingress: IngressConfig) -> str:
     if not ingress.path_template:
         return ""
     try:
-        rendered = GoTemplate(ingress.path_template).render(Struct(Name=name, Namespace=namespace))
+        template = GoTemplate(ingress.path_template, name="url-template")
+        rendered = template.render(_PathTemplateValues(Name=name, Namespace=namespace))
     except ValueError as exc:
         raise InputError(f"error rendering the url template: {exc}", "") from None
     return _request_uri_path(rendered)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from kserve_compile.errors import InputError
 from kserve_compile.gotemplate import GoPtr, GoTextTemplate, Struct, TemplateError
+from kserve_compile.llmisvc.variables import replace_variables
 
 
 def render(source: str, data: object, **funcs: object) -> str:
@@ -53,9 +55,9 @@ def test_functions_take_raw_strings_numbers_and_nil() -> None:
 
 
 def test_unbalanced_blocks_are_rejected() -> None:
-    with pytest.raises(TemplateError, match="unexpected EOF"):
+    with pytest.raises(TemplateError, match=r"^template: template:1: unexpected EOF$"):
         GoTextTemplate("{{ if .A }}x")
-    with pytest.raises(TemplateError, match="unexpected"):
+    with pytest.raises(TemplateError, match=r"^template: template:1: unexpected \{\{end\}\}$"):
         GoTextTemplate("x{{ end }}")
 
 
@@ -64,3 +66,11 @@ def test_digest_covers_every_chain_read() -> None:
     assert template.chains == (".A", ".B.C", ".D")
     data = Struct(A=1, B=None, D=2)
     assert template.digest(".B.C", data) == template.digest(".B.C", Struct(A=5, B=None, D=3))
+
+
+def test_a_parse_error_in_one_string_is_reported_for_the_whole_document_as_kserve_parses_it() -> None:
+    # ReplaceVariables parses the config's whole JSON as one template named "config"; the per-string fast path
+    # hands any parse error to that whole-document parse, so the message is Go's for the document.
+    with pytest.raises(InputError) as info:
+        replace_variables({"a": "{{ .Spec }}", "b": {"c": "{{ nope .Spec }}"}}, Struct(Spec=Struct()))
+    assert info.value.message == 'failed to parse template config: template: config:1: function "nope" not defined'

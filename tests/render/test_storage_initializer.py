@@ -20,7 +20,6 @@ from kserve_compile.inputs.config import parse_config
 from kserve_compile.render.pod_webhook.inject import inject_pod
 from kserve_compile.render.pod_webhook.storage import (
     apply_storage_uris,
-    common_parent_path,
     inject_storage_initializer,
     volume_name_from_path,
 )
@@ -515,16 +514,6 @@ def test_storage_uris_missing_container_fails():
         )
 
 
-@pytest.mark.parametrize(
-    ("paths", "parent"),
-    [
-        (["/mnt/models/base", "/mnt/models/adapter"], "/mnt/models"),
-        (["/mnt/a"], "/mnt/a"),
-        (["/a/x", "/b/y"], "/"),
-        (["/mnt/models/x", "/mnt/models"], "/mnt/models"),
-    ],
-)
-def test_common_parent_path(paths, parent):
-    # FindCommonParentPath (pkg/utils/storage.go), GetVolumeNameFromPath
-    assert common_parent_path(paths) == parent
+def test_volume_name_from_path():
+    # GetVolumeNameFromPath (pkg/utils/storage.go); FindCommonParentPath is tested in tests/kube/test_paths.py
     assert volume_name_from_path("/mnt/models/model1") == "mnt-models-model1"

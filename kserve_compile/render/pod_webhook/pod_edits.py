@@ -43,24 +43,6 @@ def parent_directory(path: str) -> str:
     return "/" if parent in (".", "/", "") else parent
 
 
-def common_parent_path(paths: list[str]) -> str:
-    """``FindCommonParentPath``: one path is its own parent; no shared leading component gives ``/``."""
-    if not paths:
-        return ""
-    if len(paths) == 1:
-        return paths[0]
-    parts = [p.strip("/").split("/") if p.strip("/") else [] for p in paths]
-    non_empty = [p for p in parts if p]
-    shortest = min((len(p) for p in non_empty), default=0)
-    common: list[str] = []
-    for i in range(shortest):
-        level = {p[i] for p in parts}  # an empty path here would fail the index in Go too; KServe validates paths
-        if len(level) != 1:
-            break
-        common.append(next(iter(level)))
-    return "/" + "/".join(common) if common else "/"
-
-
 def add_volume_if_absent(pod_spec: PodSpec, volume: dict[str, Any]) -> None:
     volumes = pod_spec.setdefault("volumes", [])
     if not any(v.get("name") == volume["name"] for v in volumes):

@@ -24,6 +24,7 @@ from ...errors import InputError
 from ...inputs.cluster_state import ClusterState
 from ...inputs.config import KServeConfig
 from ...kube.fields import add_env_if_absent, set_env
+from ...kube.paths import CommonParentPanic, find_common_parent_path
 from . import modelcar
 from .credentials import (
     AWS_CA_BUNDLE,
@@ -36,7 +37,6 @@ from .pod_edits import (
     ModelMount,
     PodSpec,
     add_model_mount,
-    common_parent_path,
     create_init_container,
     find_container,
     find_init_container,
@@ -159,7 +159,12 @@ def common_storage_initialization(p: StorageParams, warnings: list[str]) -> None
                     ModelMount(path, volume_name_from_path(path), p.read_only, pvc_name=claim), name, p.pod_spec
                 )
         if downloads:
-            parent = common_parent_path([m for _, m in downloads])
+            try:
+                parent = find_common_parent_path([m for _, m in downloads])
+            except CommonParentPanic as panic:  # the admission check rejects such paths first; KServe panics here
+                raise InputError(
+                    f"storage path {panic.path} has no directory components: {panic}", "spec.predictor.storageUris"
+                ) from None
             args = [x for pair in downloads for x in pair]
             init = create_init_container(si, args)
             p.pod_spec.setdefault("initContainers", []).append(init)
