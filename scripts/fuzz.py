@@ -1,9 +1,11 @@
-"""Long fuzz runs of the render property (tests/fuzz): any input renders or is rejected naming a field.
+"""Long fuzz runs of the render properties (tests/fuzz): any input renders or is rejected naming a field.
 
-    python scripts/fuzz.py [--examples 100000] [--seed N]
+    python scripts/fuzz.py [--examples 100000] [--seed N] [--every-kind]
 
-CI runs the same property with 2,000 examples and a fixed seed; this runs as many as you like with a random (or
-given) seed and prints the figures. A failure prints the shrunk input and exits 1.
+Without --every-kind: generated and mutated InferenceServices (tests/fuzz/test_property_render.py); with it: real
+inputs of every kind mutated one to three fields at a time, through the driver
+(tests/fuzz/test_property_every_kind.py). CI runs both with a fixed number of examples and seeds; this runs as many
+as you like with a random (or given) seed and prints the figures. A failure prints the shrunk input and exits 1.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ sys.path.insert(0, str(ROOT))
 
 from hypothesis import HealthCheck, given, seed, settings  # noqa: E402
 
-from tests.fuzz.strategies import mutated_isvc  # noqa: E402
+from tests.fuzz.strategies import mutated_inputs, mutated_isvc  # noqa: E402
+from tests.fuzz.test_property_every_kind import check_driver  # noqa: E402
 from tests.fuzz.test_property_render import check_renders_or_names_a_field  # noqa: E402
 
 
@@ -27,16 +30,20 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--examples", type=int, default=20000)
     ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--every-kind", action="store_true", help="real inputs of every kind, mutated")
     args = ap.parse_args()
     run_seed = args.seed if args.seed is not None else random.randrange(2**32)
     counts = {"examples": 0}
 
     @seed(run_seed)
     @settings(max_examples=args.examples, deadline=None, database=None, suppress_health_check=list(HealthCheck))
-    @given(mutated_isvc())
-    def prop(doc: object) -> None:
+    @given(mutated_inputs() if args.every_kind else mutated_isvc())
+    def prop(case: object) -> None:
         counts["examples"] += 1
-        check_renders_or_names_a_field(doc)
+        if args.every_kind:
+            check_driver(*case)  # type: ignore[misc]
+        else:
+            check_renders_or_names_a_field(case)
 
     start = time.perf_counter()
     try:
