@@ -9,7 +9,6 @@ unknown field) are defined here once.
 from __future__ import annotations
 
 import difflib
-import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -120,9 +119,28 @@ class UsageError(Exception):
 # --- the shared wordings ------------------------------------------------------------------------------------------
 
 
+_GO_ESCAPES = {"\a": r"\a", "\b": r"\b", "\f": r"\f", "\n": r"\n", "\r": r"\r", "\t": r"\t", "\v": r"\v"}
+
+
 def go_quote(text: str) -> str:
-    """Go's ``%q`` for the strings that appear in KServe's messages (close enough: JSON string syntax)."""
-    return json.dumps(text, ensure_ascii=False)
+    """Go's ``%q`` (``strconv.Quote``), as KServe's messages and Go's templates quote: printable characters kept,
+    the rest escaped as Go escapes them."""
+    out = ['"']
+    for ch in text:
+        if ch in ('"', "\\"):
+            out.append("\\" + ch)
+        elif ch.isprintable():  # Python's printable set is Go's unicode.IsPrint: letters, marks, numbers, P, S, ' '
+            out.append(ch)
+        elif ch in _GO_ESCAPES:
+            out.append(_GO_ESCAPES[ch])
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\x{ord(ch):02x}")
+        elif ord(ch) < 0x10000:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(f"\\U{ord(ch):08x}")
+    out.append('"')
+    return "".join(out)
 
 
 def closest(word: str, known: Iterable[str]) -> str | None:

@@ -5,29 +5,10 @@ from __future__ import annotations
 
 import re
 
-_ESCAPES = {"\a": r"\a", "\b": r"\b", "\f": r"\f", "\n": r"\n", "\r": r"\r", "\t": r"\t", "\v": r"\v"}
+from ..errors import go_quote
+
 _UNESCAPES = {"a": 7, "b": 8, "f": 12, "n": 10, "r": 13, "t": 9, "v": 11, "\\": 92}
 _ESCAPE = re.compile(r"\\(?:[abfnrtv\\'\"]|x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|[0-7]{3})|\\")
-
-
-def go_quote(text: str) -> str:
-    """``strconv.Quote``: printable characters kept, the rest escaped as Go escapes them."""
-    out = ['"']
-    for ch in text:
-        if ch in ('"', "\\"):
-            out.append("\\" + ch)
-        elif ch.isprintable():  # Python's printable set is Go's unicode.IsPrint: letters, marks, numbers, P, S, ' '
-            out.append(ch)
-        elif ch in _ESCAPES:
-            out.append(_ESCAPES[ch])
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\x{ord(ch):02x}")
-        elif ord(ch) < 0x10000:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(f"\\U{ord(ch):08x}")
-    out.append('"')
-    return "".join(out)
 
 
 def go_quote_prefix(text: str, runes: int = 10) -> str:
