@@ -125,6 +125,7 @@ class _Run:
         self.errors: list[Problem] = []  # the compiler's own (KServe's wording)
         self.warnings: list[Problem] = []
         self.config_doc: Document | None = None
+        self.read_configmaps: list[Document] = []
 
     def compile(self) -> Result:
         docs, self.errors = well_formed(expand_lists(self.documents))
@@ -136,6 +137,7 @@ class _Run:
         ca_bundle = config.storage_initializer.ca_bundle_config_map_name if config is not None else ""
         docs = with_namespace(docs, self.options.namespace, [ca_bundle] if ca_bundle else [])
         split = split_inputs(docs, KINDS, _read_configmaps(docs, config), strict=self.options.strict)
+        self.read_configmaps = [d for d in split.compiled if d.kind == "ConfigMap" and not is_config(d)]
         checked = self._checks(split, config)
         if config is None:
             self._raise(checked, split)
@@ -222,8 +224,14 @@ class _Run:
         try:
             result.objects += ca_bundle_config_maps(ctx.config, ctx.ca_bundle, namespaces)
         except CompileError as exc:
-            self.errors += exc.problems
+            self.errors += [self._in_ca_bundle(p, ctx) for p in exc.problems]
         return result
+
+    def _in_ca_bundle(self, problem: Problem, ctx: Context) -> Problem:
+        """A problem of the CA-bundle source's own fields (``data``) located in its document."""
+        name = ctx.config.storage_initializer.ca_bundle_config_map_name
+        doc = next((d for d in self.read_configmaps if d.name == name), None)
+        return doc.problem(problem.message, problem.path) if doc is not None and problem.path == "data" else problem
 
     def _trained(self, graphs: GraphInputs | None, ctx: Context) -> dict[tuple[str, str], list[TrainedModel]]:
         if graphs is None or not graphs.trained:
