@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..kube.quantity import canonical_quantity, parse_quantity
+from ..errors import InputError
+from ..kube.quantity import QUANTITY_FORMAT_ERROR, canonical_quantity, is_quantity, parse_quantity
 
 
 def attach_secondary_tiers(pod: dict[str, Any], secondary: Any, container_name: str) -> None:
@@ -42,6 +43,11 @@ def _attach(pod: dict[str, Any], fs: dict[str, Any], volume: str, mount_path: st
             existing = requests.get("ephemeral-storage")
             if existing is None:  # a zero Quantity takes the added one's format
                 requests["ephemeral-storage"] = canonical_quantity(size)
+            elif not is_quantity(str(existing)):
+                raise InputError(
+                    f"{QUANTITY_FORMAT_ERROR} (got {existing!r})",
+                    "spec.template.containers[main].resources.requests[ephemeral-storage]",
+                )
             else:
                 total = parse_quantity(str(existing)) + parse_quantity(size)
                 requests["ephemeral-storage"] = canonical_quantity(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..kube.quantity import QUANTITY_FORMAT_ERROR, is_quantity
 from .llm_types import Spec, get_path, is_data_parallel, is_pipeline_parallel
 
 Problem = tuple[str, str]  # (field path, message)
@@ -240,6 +241,12 @@ def _kv_cache(path: str, kv: Any) -> list[Problem]:
             out.append((where, "Required value: exactly one of emptyDir or pvc must be set"))
         elif len(kinds) > 1:
             out.append((where, "exactly one of emptyDir or pvc must be set; multiple are set"))
+        elif kinds == ["emptyDir"]:
+            size = fs["emptyDir"].get("size") if isinstance(fs["emptyDir"], dict) else None
+            if size is None:  # the CRD's required field
+                out.append((f"{where}.emptyDir.size", "Required value"))
+            elif not is_quantity(str(size)):
+                out.append((f"{where}.emptyDir.size", f"{QUANTITY_FORMAT_ERROR} (got {size!r})"))
         elif kinds == ["pvc"]:
             pvc = fs["pvc"]
             set_ = [k for k in ("spec", "ref") if pvc.get(k) is not None]
