@@ -336,6 +336,21 @@ LABEL_HOSTNAME = "kubernetes.io/hostname"
 
 DAEMON_OPT_IN_LABEL = "kserve-compile.io/managed"  # alongside KServe: the daemon reconciles only isvcs labelled "true"
 
+# --- scale to zero in Standard mode through KEDA's HTTP add-on (beyond KServe; docs/scale-to-zero.md) ----------
+# The add-on's names: kedacore/http-add-on config/crd/bases/http.keda.sh_httpscaledobjects.yaml and its chart's
+# interceptor Service (keda-add-ons-http-interceptor-proxy, port 8080, in the add-on's namespace).
+ANN_SCALE_TO_ZERO = "kserve-compile.io/scale-to-zero"  # "true" opts an isvc (or one component) in, "false" out
+ISVC_COMPILE_KEY = "isvcCompile"  # the inferenceservice-config key kserve-compile defines for InferenceServices
+HTTP_SCALED_OBJECT_API_VERSION = "http.keda.sh/v1alpha1"
+KIND_HTTP_SCALED_OBJECT = "HTTPScaledObject"
+KEDA_HTTP_INTERCEPTOR_NAMESPACE = "keda"
+KEDA_HTTP_INTERCEPTOR_SERVICE = "keda-add-ons-http-interceptor-proxy"
+KEDA_HTTP_INTERCEPTOR_PORT = 8080
+KEDA_HTTP_DEFAULT_TARGET = 100  # the CRD's default targetValue of concurrency and requestRate
+SCALE_TO_ZERO_PROXY_SUFFIX = "-proxy"  # <component>-proxy: the ExternalName Service in front of the interceptor
+REFERENCE_GRANT_API_VERSION = "gateway.networking.k8s.io/v1beta1"
+KIND_REFERENCE_GRANT = "ReferenceGrant"
+
 # Go field order of PredictorSpec.GetImplementations (not the struct order).
 PREDICTOR_IMPLEMENTATIONS = (
     "xgboost",

@@ -133,6 +133,11 @@ def status(
             sys.stdout.write(f"{ref}\n  url: {st.get('url', '')}\n  address: {st.get('address', {}).get('url', '')}\n")
             for comp, info in sorted(st.get("components", {}).items()):
                 sys.stdout.write(f"  {comp}: {info.get('url', '')}\n")
+            if "scaleToZero" in st:  # kserve-compile's opt-in, beyond KServe
+                scaled = ", ".join(sorted(st["scaleToZero"]["components"]))
+                sys.stdout.write(
+                    f"  scale to zero: {scaled} (KEDA HTTP add-on, interceptor {st['scaleToZero']['interceptor']})\n"
+                )
 
     guarded(body, error_format, quiet)
 

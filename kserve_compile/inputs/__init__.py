@@ -6,8 +6,9 @@
   ``namespacing``: ``-n`` and the API server's defaulting of an unset namespace.
 - ``kinds``: the kinds a run reads (the core table; the features add theirs through the driver) and the one
   unsupported-kind message; ``passthrough``: compiled, passed through, or skipped.
-- ``config``: the ``inferenceservice-config`` ConfigMap as KServe parses it; ``defaults``: KServe's shipped
-  ConfigMap, runtimes and storage containers; ``cluster_state``: the live objects the pod webhook reads.
+- ``config``: the ``inferenceservice-config`` ConfigMap as KServe parses it (``isvc_compile``: ``isvcCompile``, the
+  key kserve-compile defines there); ``defaults``: KServe's shipped ConfigMap, runtimes and storage containers;
+  ``cluster_state``: the live objects the pod webhook reads.
 - ``serving_types``: InferenceService and ServingRuntime, typed; ``typed``: a document as its model, with located
   problems; ``runtime_webhook``: KServe's ServingRuntime webhook; ``context``: the typed run.
 
@@ -22,6 +23,7 @@ __all__ = [
     "defaults",
     "envelope",
     "gather",
+    "isvc_compile",
     "kinds",
     "namespacing",
     "parse",

@@ -20,6 +20,7 @@ from ..provenance import is_tracing
 from ..provenance.sources import tag_config_json
 from ..provenance.typed import retag_model
 from .defaults import shipped_config_data
+from .isvc_compile import IsvcCompileConfig, parse_isvc_compile
 from .parse import Document
 
 
@@ -252,6 +253,7 @@ class KServeConfig(BaseModel):
     autoscaler: AutoscalerConfig
     multi_node: MultiNodeConfig
     local_model: LocalModelConfig
+    isvc_compile: IsvcCompileConfig  # kserve-compile's own key (isvcCompile), not KServe's
 
     # data key → attribute, and the model that parses it
     KEYS: ClassVar[dict[str, tuple[str, type[GoJSON]]]] = {
@@ -304,6 +306,7 @@ def parse_config(data: dict[str, str] | None) -> KServeConfig:
         raw = data.get(key)
         parsed[attr] = _parse_key(key, raw, model)
     present = frozenset(k for k in data if k in KServeConfig.KEYS)
+    parsed["isvc_compile"] = parse_isvc_compile(data.get(C.ISVC_COMPILE_KEY))
     parsed["deploy"] = _check_deploy(parsed["deploy"], "deploy" in present)
     parsed["ingress"] = _default_ingress(parsed["ingress"], "ingress" in present)
     if "storageInitializer" in present:

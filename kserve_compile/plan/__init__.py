@@ -4,7 +4,8 @@
 webhook), ``mode`` (Standard / Knative), ``components`` (each component with its runtime, chosen by
 ``runtime_select`` and merged, ``storage_uri`` checked), and in Standard mode ``multinode`` (the head/worker
 split) and ``canary``. From a plan alone, without rendering: ``ports`` (each component's Service ports), ``routes``
-and ``domain`` (what the ingress builders read, hosts), ``status`` (the URLs KServe reports).
+and ``domain`` (what the ingress builders read, hosts), ``status`` (the URLs KServe reports). Beyond KServe, opt-in:
+``scale_to_zero`` (the Standard-mode components KEDA's HTTP add-on scales to zero).
 
 May import the base modules and ``inputs`` — never ``render``.
 """
@@ -21,6 +22,7 @@ __all__ = [
     "ports",
     "routes",
     "runtime_select",
+    "scale_to_zero",
     "status",
     "storage_uri",
 ]

@@ -26,6 +26,7 @@ from .mode import legacy_warning, resolve_mode
 if TYPE_CHECKING:  # Knative, canary and multi-node support load only when an isvc needs them
     from .canary import Canary
     from .multinode import MultiNode
+    from .scale_to_zero import ScaleToZero
 
 
 @dataclass
@@ -38,6 +39,7 @@ class Plan:
     notes: list[str]
     multinode: MultiNode | None = None
     canaries: list[Canary] = field(default_factory=list)
+    scale_to_zero: ScaleToZero | None = None  # beyond KServe, opt-in: components KEDA's HTTP add-on scales
 
     @property
     def stopped(self) -> bool:
@@ -65,6 +67,7 @@ def plan_isvc(isvc: InferenceService, config: KServeConfig, runtimes: Sequence[S
         plan.components.append(build_transformer(isvc, config, labels))
     if isvc.spec.explainer is not None:
         plan.components.append(build_explainer(isvc, config, labels))
+    _plan_scale_to_zero(plan, config)
     if is_tracing():
         _claim_components(plan)
     return plan
@@ -93,3 +96,20 @@ def _plan_standard_extras(
         from .canary import build_canaries
 
         plan.canaries = build_canaries(isvc, stable, config, runtimes, labels)
+
+
+def _plan_scale_to_zero(plan: Plan, config: KServeConfig) -> None:
+    """kserve-compile's opt-in scale to zero through KEDA's HTTP add-on (``scale_to_zero``); KServe has none."""
+    from .scale_to_zero import asks_for_scale_to_zero, plan_scale_to_zero
+
+    if not asks_for_scale_to_zero(plan.components, config):
+        return
+    plan.scale_to_zero, notes = plan_scale_to_zero(
+        plan.isvc,
+        plan.mode,
+        plan.components,
+        config,
+        multinode=plan.multinode is not None,
+        canaries=bool(plan.canaries),
+    )
+    plan.notes.extend(notes)

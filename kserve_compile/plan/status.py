@@ -128,9 +128,16 @@ def route_input(plan: Plan) -> RouteInput:
 
 
 def plan_status(plan: Plan, config: KServeConfig) -> dict:
-    """``status.url``, ``status.address`` and component URLs as KServe would report them for this plan."""
+    """``status.url``, ``status.address`` and component URLs as KServe would report them for this plan; with
+    kserve-compile's scale to zero (``plan.scale_to_zero``), the address through the interceptor and a
+    ``scaleToZero`` entry (which the daemon does not write: it is not KServe's)."""
     route = route_input(plan)
-    return (knative_status if plan.mode == C.MODE_KNATIVE else standard_status)(route, config)
+    status = (knative_status if plan.mode == C.MODE_KNATIVE else standard_status)(route, config)
+    if plan.scale_to_zero is not None and not plan.stopped:
+        from .scale_to_zero import with_scale_to_zero
+
+        status = with_scale_to_zero(status, plan.scale_to_zero, route.entry.component)
+    return status
 
 
 def isvc_address(plan: Plan, config: KServeConfig) -> str:

@@ -19,6 +19,7 @@ from ..inputs.config import KServeConfig
 from ..inputs.serving_types import InferenceService
 from ..plan.components import Component, is_multi_model
 from ..plan.isvc import Plan
+from ..plan.scale_to_zero import ORIGIN as SCALE_TO_ZERO_ORIGIN
 from ..plan.status import route_input
 from ..provenance import is_tracing, stamp
 from ..provenance.sources import pod_template_origin
@@ -48,7 +49,10 @@ def render_isvc(plan: Plan, config: KServeConfig, cluster: ClusterState) -> Rend
     out = Rendered(notes=list(plan.notes))
     out += workloads(plan, config, cluster)
     out += model_config(plan)
-    out += ingress(plan, config)
+    routed = ingress(plan, config)
+    if plan.scale_to_zero is not None and not plan.stopped:
+        out += scale_to_zero(plan, routed.objects)
+    out += routed
     return out
 
 
@@ -86,6 +90,30 @@ def ingress(plan: Plan, config: KServeConfig) -> Rendered:
     return Rendered(standard_ingress(route, config))
 
 
+def scale_to_zero(plan: Plan, routed: list[dict[str, Any]]) -> Rendered:
+    """kserve-compile's opt-in (``plan.scale_to_zero``): ``routed`` pointed at KEDA's HTTP add-on's interceptor, and
+    per scaled component the HTTPScaledObject and proxy Service (and the ReferenceGrant HTTPRoutes need)."""
+    from .ingress.interceptor import reference_grant, through_interceptor
+    from .workloads.standard.scale_to_zero import http_scaled_object, proxy_service
+
+    stz = plan.scale_to_zero
+    assert stz is not None
+    meta = plan.isvc.metadata
+    rerouted = through_interceptor(routed, stz, meta.namespace)
+    objects = []
+    for component in plan.components:
+        scaled = stz.components.get(component.kind)
+        if scaled is not None:
+            objects.append(http_scaled_object(component, scaled, stz, rerouted.hosts.get(scaled.name, [])))
+            objects.append(proxy_service(component, scaled, stz.interceptor))
+    if rerouted.cross_namespace:
+        objects.append(reference_grant(meta.name, meta.namespace, stz))
+    if is_tracing():
+        for obj in objects:
+            stamp(obj, SCALE_TO_ZERO_ORIGIN)
+    return Rendered(objects)
+
+
 # --- workloads -----------------------------------------------------------------------------------------------------
 
 
@@ -100,7 +128,8 @@ def _standard_workload(
 ) -> Rendered:
     """Standard mode: Service, OpenTelemetryCollector, Deployment (pod webhook inlined) and the autoscaler."""
     template, notes = finished_pod_template(component, pod_template(component), logger, config, cluster)
-    return Rendered(standard_workload(component, template, config), notes)
+    scaled = plan.scale_to_zero is not None and component.kind in plan.scale_to_zero.components
+    return Rendered(standard_workload(component, template, config, autoscale=not scaled), notes)
 
 
 def _multinode_workers(

@@ -15,6 +15,7 @@ FIXTURE_FILES = (
     "valid_knative.yaml",
     "valid_localmodel.yaml",
     "valid_llmisvc.yaml",
+    "valid_scale_to_zero.yaml",
 )
 
 

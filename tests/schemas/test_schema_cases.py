@@ -43,6 +43,8 @@ LLM = "serving.kserve.io/v1alpha2/LLMInferenceService/llama"
 LLM1 = "serving.kserve.io/v1alpha1/LLMInferenceService/llama-v1alpha1"
 LLMC = "serving.kserve.io/v1alpha2/LLMInferenceServiceConfig/team-defaults"
 LLMC1 = "serving.kserve.io/v1alpha1/LLMInferenceServiceConfig/team-defaults-v1alpha1"
+HSO = "http.keda.sh/v1alpha1/HTTPScaledObject/income-gw-predictor"
+GRANT = "gateway.networking.k8s.io/v1beta1/ReferenceGrant/income-gw.team-a"
 
 DEL = object()  # marker: delete the field instead of setting it
 TYPE, UNKNOWN, REQUIRED, ENUM = "is not of type", "unknown field", "is missing", "unsupported value"
@@ -247,6 +249,18 @@ CASES = [
     (LLMC, "metadata.labels", {"a": 1}, "metadata.labels.a", TYPE),
     (LLMC1, "spec.model2", {}, None, UNKNOWN),
     (LLMC1, "spec", DEL, None, REQUIRED),
+    # KEDA HTTP add-on HTTPScaledObject and the Gateway API ReferenceGrant (kserve-compile's scale to zero)
+    (HSO, "spec.scaleTargetRef.service", DEL, None, REQUIRED),
+    (HSO, "spec.scaleTargetRef.deployment", "x", None, UNKNOWN),
+    (HSO, "spec.replicas.min", "zero", None, TYPE),
+    (HSO, "spec.replicas.max", 2147483648, None, "greater than the maximum"),
+    (HSO, "spec.scalingMetric.requestRate.window", "one minute", None, "does not match"),
+    (HSO, "spec.scaleTargetRef.portName", "http", "spec.scaleTargetRef", "should not be valid under"),
+    (HSO, "spec.hosts", "a.example.com", None, TYPE),
+    (GRANT, "spec.from[0].namespace", "Team_A", None, "does not match"),
+    (GRANT, "spec.to[0].kind", DEL, None, REQUIRED),
+    (GRANT, "spec.to", [], None, "should be non-empty"),
+    (GRANT, "spec.from[0].name", "x", None, UNKNOWN),
     (LLMC1, "spec", [], None, TYPE),
     (LLMC1, "spec.labels", [], None, TYPE),
 ]
