@@ -4,6 +4,7 @@ Each data key holds a JSON document read with Go's ``encoding/json``: unknown fi
 match case-insensitively. Some keys change behaviour by their mere presence (``inferenceService`` installs the
 disallowed lists, a missing ``security`` key means ``automountServiceAccountToken: false``), so presence is kept.
 Source: ``pkg/apis/serving/v1beta1/configmap.go``, ``pkg/types/config.go`` and the injectors' config structs.
+``isvcCompile``, a key kserve-compile defines (KServe ignores it), is read by ``isvc_compile``.
 """
 
 import json

@@ -124,7 +124,7 @@ def plan_scale_to_zero(
         if mode != C.MODE_STANDARD:
             if asked == "annotation":  # cluster-wide, Knative mode is left to scale to zero itself
                 raise InputError(
-                    f"{WHAT} is for Standard deployment mode; in {mode} mode minReplicas: 0 scales to zero already",
+                    f"{WHAT} is for Standard deployment mode: {mode} mode scales to zero itself, with minReplicas: 0",
                     _annotation_path(isvc, component.kind, C.ANN_SCALE_TO_ZERO),
                 )
             continue
