@@ -113,13 +113,13 @@ def has_drifted(live: Obj | None, dry_run: Obj) -> bool:
 
 # --- policy: fields owned by other controllers ------------------------------------------------
 def scaled_targets(objs: Iterable[Obj]) -> set[tuple[str, str, str]]:
-    """(namespace, kind, name) of workloads an HPA or a KEDA ScaledObject in ``objs`` scales."""
+    """(namespace, kind, name) of workloads an HPA, a KEDA ScaledObject or an HTTPScaledObject in ``objs`` scales."""
     out: set[tuple[str, str, str]] = set()
     for obj in objs:
         kind = obj.get("kind")
         group, _ = split_api_version(str(obj.get("apiVersion", "")))
         is_hpa = kind == "HorizontalPodAutoscaler" and group == "autoscaling"
-        is_keda = kind == "ScaledObject" and group == "keda.sh"
+        is_keda = (kind, group) in (("ScaledObject", "keda.sh"), ("HTTPScaledObject", "http.keda.sh"))
         if not (is_hpa or is_keda):
             continue
         ref = (obj.get("spec") or {}).get("scaleTargetRef") or {}

@@ -123,6 +123,18 @@ USES: tuple[Use, ...] = (
     Use("networking.istio.io/v1beta1", "VirtualService", "virtualservices", MANAGE, "rendered", child=True),
     Use("gateway.networking.k8s.io/v1", "HTTPRoute", "httproutes", MANAGE, "rendered", child=True),
     Use("keda.sh/v1alpha1", "ScaledObject", "scaledobjects", MANAGE, "rendered", child=True),
+    # kserve-compile's opt-in scale to zero through KEDA's HTTP add-on (docs/scale-to-zero.md)
+    Use(
+        "http.keda.sh/v1alpha1", "HTTPScaledObject", "httpscaledobjects", MANAGE, "rendered (scale to zero)", child=True
+    ),
+    Use(
+        "gateway.networking.k8s.io/v1beta1",
+        "ReferenceGrant",
+        "referencegrants",
+        MANAGE,
+        "rendered (scale to zero: HTTPRoutes to the add-on's interceptor)",
+        child=True,
+    ),
     Use(
         "opentelemetry.io/v1beta1", "OpenTelemetryCollector", "opentelemetrycollectors", MANAGE, "rendered", child=True
     ),

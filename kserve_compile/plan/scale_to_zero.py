@@ -122,12 +122,12 @@ def plan_scale_to_zero(
             notes += [hint] if hint else []
             continue
         if mode != C.MODE_STANDARD:
-            if asked == "annotation":  # cluster-wide, Knative mode is left to scale to zero itself
+            if asked == "annotation":
                 raise InputError(
                     f"{WHAT} is for Standard deployment mode: {mode} mode scales to zero itself, with minReplicas: 0",
                     _annotation_path(isvc, component.kind, C.ANN_SCALE_TO_ZERO),
                 )
-            continue
+            continue  # cluster-wide: Knative mode scales to zero itself
         try:
             scaled[component.kind] = _scaled(isvc, component, config, multinode=multinode, canaries=canaries)
         except _Refused as refused:

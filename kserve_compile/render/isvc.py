@@ -1,7 +1,7 @@
 """Render one planned InferenceService: what KServe's component reconcilers create, with the pod webhook inlined.
 
     plan → workloads (each component; Standard-mode multi-node workers and canaries) → modelconfig ConfigMap
-         → ingress
+         → ingress (→ through KEDA's HTTP add-on, kserve-compile's opt-in scale to zero)
 
 Each step returns objects plus notes (:class:`Rendered`); sources: ``components/predictor.go``, ``transformer.go``,
 ``explainer.go``, ``reconcilers/raw/raw_kube_reconciler.go``, ``reconcilers/knative/ksvc_reconciler.go``,
@@ -19,7 +19,6 @@ from ..inputs.config import KServeConfig
 from ..inputs.serving_types import InferenceService
 from ..plan.components import Component, is_multi_model
 from ..plan.isvc import Plan
-from ..plan.scale_to_zero import ORIGIN as SCALE_TO_ZERO_ORIGIN
 from ..plan.status import route_input
 from ..provenance import is_tracing, stamp
 from ..provenance.sources import pod_template_origin
@@ -93,6 +92,7 @@ def ingress(plan: Plan, config: KServeConfig) -> Rendered:
 def scale_to_zero(plan: Plan, routed: list[dict[str, Any]]) -> Rendered:
     """kserve-compile's opt-in (``plan.scale_to_zero``): ``routed`` pointed at KEDA's HTTP add-on's interceptor, and
     per scaled component the HTTPScaledObject and proxy Service (and the ReferenceGrant HTTPRoutes need)."""
+    from ..plan.scale_to_zero import ORIGIN
     from .ingress.interceptor import reference_grant, through_interceptor
     from .workloads.standard.scale_to_zero import http_scaled_object, proxy_service
 
@@ -110,7 +110,7 @@ def scale_to_zero(plan: Plan, routed: list[dict[str, Any]]) -> Rendered:
         objects.append(reference_grant(meta.name, meta.namespace, stz))
     if is_tracing():
         for obj in objects:
-            stamp(obj, SCALE_TO_ZERO_ORIGIN)
+            stamp(obj, ORIGIN)
     return Rendered(objects)
 
 
