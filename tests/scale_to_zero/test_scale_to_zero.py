@@ -428,3 +428,23 @@ def test_explain_names_the_add_on_for_what_it_wrote_and_the_input_for_the_rest()
     assert origin("Ingress/torch-mnist", "spec.rules[0].host").startswith("KServe default (Ingress builder)")
     assert origin("Service/torch-mnist-predictor-proxy", "spec.externalName").startswith(ours)
     assert origin("Deployment/torch-mnist-transformer", "spec.template.spec.containers[0].args[3]").startswith(ours)
+
+
+# --- apply ---------------------------------------------------------------------------------------------------------
+
+
+def test_apply_leaves_the_replicas_of_a_deployment_the_add_on_scales_to_keda() -> None:
+    from kserve_compile.apply.objects import strip_scaled_replicas
+    from kserve_compile.apply.rbac import USES
+
+    objects = rendered(isvc(annotations=SCALED))
+    deployment = one(objects, "Deployment")
+    with_replicas = {**deployment, "spec": {**deployment["spec"], "replicas": 1}}
+    others = [o for o in objects if o["kind"] != "Deployment"]
+    [stripped] = [o for o in strip_scaled_replicas([with_replicas, *others]) if o["kind"] == "Deployment"]
+    assert "replicas" not in stripped["spec"]
+    managed = {(u.api_version, u.kind) for u in USES if "patch" in u.verbs and u.child}
+    assert {
+        ("http.keda.sh/v1alpha1", "HTTPScaledObject"),
+        ("gateway.networking.k8s.io/v1beta1", "ReferenceGrant"),
+    } <= managed
