@@ -7,7 +7,8 @@
 - ``kinds``: the kinds a run reads (the core table; the features add theirs through the driver) and the one
   unsupported-kind message; ``passthrough``: compiled, passed through, or skipped.
 - ``config``: the ``inferenceservice-config`` ConfigMap as KServe parses it; ``defaults``: KServe's shipped
-  ConfigMap, runtimes and storage containers; ``cluster_state``: the live objects the pod webhook reads.
+  ConfigMap, runtimes and storage containers; ``cluster_state``: the live objects the pod webhook reads;
+  ``knative_features``: Knative's ``config-features`` (given, or Knative's shipped one).
 - ``serving_types``: InferenceService and ServingRuntime, typed; ``typed``: a document as its model, with located
   problems; ``runtime_webhook``: KServe's ServingRuntime webhook; ``context``: the typed run.
 
@@ -23,6 +24,7 @@ __all__ = [
     "envelope",
     "gather",
     "kinds",
+    "knative_features",
     "namespacing",
     "parse",
     "passthrough",
