@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -110,6 +110,7 @@ POD_SECURITY_FIELDS = frozenset(
     {"runAsUser", "runAsGroup", "runAsNonRoot", "fsGroup", "supplementalGroups", "seccompProfile"}
 )
 PROBE_HANDLERS = ("httpGet", "tcpSocket", "exec", "grpc")
+_DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
@@ -260,6 +261,8 @@ class _PodCheck:
                 continue
             name = str(volume.get("name") or "")
             at = f"{SPEC}.volumes[{i}]"
+            if not _DNS1123_LABEL.match(name) or len(name) > 63:
+                yield Refusal(f"{at}.name", f"invalid volume name {name!r}: not a DNS-1123 label", volume=name)
             if name in self.volumes:
                 yield Refusal(f"{at}.name", f"duplicate volume name {name!r}", volume=name)
             if name not in mounted:
@@ -296,7 +299,7 @@ class _PodCheck:
         for i, container in enumerate(self.inits):
             at = f"{SPEC}.initContainers[{i}]"
             name = str(container.get("name") or "")
-            if name in names:
+            if name and name in names:
                 yield Refusal(f"{at}.name", f"duplicate container name {name!r}", container=name)
             for field in sorted(set(container) - CONTAINER_FIELDS):
                 if is_set(container[field]):
@@ -330,7 +333,7 @@ class _PodCheck:
         for i, container in enumerate(self.containers):
             at = f"{SPEC}.containers[{i}]"
             name = str(container.get("name") or "")
-            if name in seen and len(self.containers) > 1:
+            if name and name in seen:  # an unnamed container gets a unique name from Knative's defaults
                 yield Refusal(f"{at}.name", f"duplicate container name {name!r}", container=name)
             seen.add(name)
             serving = len(self.containers) == 1 or bool(_items(container.get("ports")))
@@ -537,8 +540,3 @@ _PROBE_BOUNDS = {
     "failureThreshold": 1,
 }
 _ALWAYS_BOUNDED = ("periodSeconds", "initialDelaySeconds", "successThreshold")
-
-
-def refused_fields(refusals: Sequence[Refusal]) -> list[str]:
-    """The Service fields refused, each once, in order."""
-    return list(dict.fromkeys(r.path for r in refusals))
