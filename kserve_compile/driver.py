@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any, Literal
 from . import constants as C
 from . import graph, llmisvc, localmodel
 from .checks.inputs import input_problems
-from .checks.knative import knative_admission
 from .emit.order import identity, sort_objects
 from .errors import CompileError, InputError, Problem, by_place, merge_problems, note_problem, once_per_run
 from .gcpause import gc_paused
@@ -34,7 +33,7 @@ from .inputs.defaults import embedded_configmap
 from .inputs.envelope import well_formed
 from .inputs.kinds import CORE_KINDS, ISVC, RUNTIME, KindTable
 from .inputs.knative_features import KEY as KNATIVE_FEATURES
-from .inputs.knative_features import load_features
+from .inputs.knative_features import is_features_configmap, load_features
 from .inputs.namespacing import group_of, with_namespace
 from .inputs.parse import Document
 from .inputs.passthrough import Split, expand_lists, is_config, split_inputs
@@ -329,11 +328,15 @@ class _Run:
     def _knative(self, result: Result, split: Split) -> list[Problem]:
         """Knative's admission of the run's Knative Services under its config-features: errors in validate, else a
         warning; each located in the input behind the Service."""
+        objects = result.objects + [d.data for d in split.passed]
+        if not any(o.get("apiVersion") == C.KNATIVE_SERVING_API_VERSION for o in objects):
+            return load_features(split.compiled)[1] if any(map(is_features_configmap, split.compiled)) else []
+        from .checks.knative import knative_admission
+
         features, problems = load_features(split.compiled)
         sources = {(d.namespace, d.name): d for d in split.passed if d.api_version == C.KNATIVE_SERVING_API_VERSION}
         sources |= {(ig.namespace, ig.metadata.name): doc for ig, doc in result.graphs}
         sources |= {_ref(o): c.doc for c in result.isvcs for o in c.objects}
-        objects = result.objects + [d.data for d in split.passed]
         refuse = self.options.kube_version is not None
         return problems + knative_admission(objects, sources, features, refuse=refuse)
 

@@ -87,8 +87,10 @@ def place(refusal: Refusal, service: Mapping[str, Any], doc: Document | None) ->
 
 
 def _template_spec(service: Mapping[str, Any]) -> Mapping[str, Any]:
-    spec = ((service.get("spec") or {}).get("template") or {}).get("spec")
-    return spec if isinstance(spec, Mapping) else {}
+    found: Any = service
+    for key in ("spec", "template", "spec"):
+        found = found.get(key) if isinstance(found, dict) else None
+    return found if isinstance(found, dict) else {}
 
 
 def _named(items: Any) -> list[str]:

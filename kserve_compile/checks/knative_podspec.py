@@ -2,9 +2,9 @@
 
 Ports ``ValidatePodSpec`` and the checks it calls (knative/serving ``pkg/apis/serving/k8s_validation.go``) with the
 field masks they apply (``pkg/apis/serving/fieldmask.go``), at Knative Serving 1.21.1, the release KServe pins. The
-defaults Knative's mutating webhook sets first and that change the outcome are applied first on a copy
-(``pkg/apis/serving/v1/revision_defaults.go``: a container's mounts of volumes other than emptyDir and PVC become
-``readOnly``; a readiness probe's thresholds). Left out: what the CRD's schema prunes before the webhook sees it
+defaults Knative's mutating webhook sets first and that change the outcome are read as set, without copying the
+Service (``pkg/apis/serving/v1/revision_defaults.go``: a container's mounts of volumes other than emptyDir and PVC
+become ``readOnly``; a readiness probe's thresholds). Left out: what the CRD's schema prunes before the webhook sees it
 (container fields the schema does not list), the image reference syntax, and the revision-template checks outside
 the pod spec (annotations, timeouts, ``containerConcurrency``).
 
@@ -20,7 +20,6 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..datacopy import clone
 from ..inputs.knative_features import ALLOW_ROOT_BOUNDED, DISABLED, ENABLED, SECURE_POD_DEFAULTS, KnativeFeatures
 
 SPEC = "spec.template.spec"
@@ -133,7 +132,7 @@ def _items(value: Any) -> list[Any]:
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
+    return value if isinstance(value, dict) else {}
 
 
 def pod_spec_refusals(service: Mapping[str, Any], features: KnativeFeatures) -> list[Refusal]:
@@ -141,29 +140,8 @@ def pod_spec_refusals(service: Mapping[str, Any], features: KnativeFeatures) -> 
     spec = _mapping(_mapping(_mapping(service.get("spec")).get("template")).get("spec"))
     if not spec:
         return []
-    spec = _defaulted(spec)
     check = _PodCheck(spec, features)
     return list(check.run())
-
-
-def _defaulted(spec: Mapping[str, Any]) -> dict[str, Any]:
-    """The pod spec after the defaults of Knative's mutating webhook that validation depends on."""
-    out = clone(dict(spec))
-    writable = {v.get("name") for v in _items(out.get("volumes")) if isinstance(v, Mapping) and _writable_volume(v)}
-    for container in _items(out.get("containers")):
-        if not isinstance(container, dict):
-            continue
-        for mount in _items(container.get("volumeMounts")):
-            if isinstance(mount, dict) and mount.get("name") not in writable:
-                mount["readOnly"] = True
-        probe = container.get("readinessProbe")
-        if isinstance(probe, dict):
-            if not probe.get("successThreshold"):
-                probe["successThreshold"] = 1
-            if probe.get("periodSeconds"):
-                probe["failureThreshold"] = probe.get("failureThreshold") or 3
-                probe["timeoutSeconds"] = probe.get("timeoutSeconds") or 1
-    return out
 
 
 def _writable_volume(volume: Mapping[str, Any]) -> bool:
@@ -177,9 +155,11 @@ class _PodCheck:
         self.spec = spec
         self.features = features
         self.flag = features.value
-        self.containers = [c for c in _items(spec.get("containers")) if isinstance(c, Mapping)]
-        self.inits = [c for c in _items(spec.get("initContainers")) if isinstance(c, Mapping)]
+        self.containers = [c for c in _items(spec.get("containers")) if isinstance(c, dict)]
+        self.inits = [c for c in _items(spec.get("initContainers")) if isinstance(c, dict)]
         self.volumes: dict[str, Mapping[str, Any]] = {}
+        self.mounts = {id(c): _mounts(c) for c in (*self.inits, *self.containers)}
+        self.ports = [p for c in self.containers for p in _items(c.get("ports")) if isinstance(p, dict)]
 
     def run(self) -> Iterator[Refusal]:
         yield from self.pod_fields()
@@ -219,7 +199,7 @@ class _PodCheck:
     def pod_security_context(self) -> Iterator[Refusal]:
         """``ValidatePodSecurityContext`` with ``PodSecurityContextMask``."""
         sc = self.spec.get("securityContext")
-        if not isinstance(sc, Mapping) or not self._pod_security_allowed():
+        if not isinstance(sc, dict) or not self._pod_security_allowed():
             return
         full = self.flag(POD_SECURITY_CONTEXT) != DISABLED
         for field, value in sc.items():
@@ -233,9 +213,9 @@ class _PodCheck:
             else:
                 yield Refusal(f"{SPEC}.securityContext.{field}", f"Knative refuses the pod securityContext.{field}")
         for field in ("runAsUser", "runAsGroup", "fsGroup"):
-            yield from _id_bound(sc.get(field), f"{SPEC}.securityContext.{field}")
+            yield from _id_bound(sc.get(field), f"{SPEC}.securityContext", field)
         for i, gid in enumerate(_items(sc.get("supplementalGroups"))):
-            yield from _id_bound(gid, f"{SPEC}.securityContext.supplementalGroups[{i}]")
+            yield from _id_bound(gid, f"{SPEC}.securityContext", f"supplementalGroups[{i}]")
 
     def _pod_security_allowed(self) -> bool:
         return self.flag(POD_SECURITY_CONTEXT) != DISABLED or self.flag(SECURE_POD_DEFAULTS) != DISABLED
@@ -246,18 +226,16 @@ class _PodCheck:
     @staticmethod
     def _plain_seccomp(value: Any) -> bool:
         return (
-            isinstance(value, Mapping)
-            and set(value) <= {"type"}
-            and value.get("type") in ("RuntimeDefault", "Unconfined")
+            isinstance(value, dict) and set(value) <= {"type"} and value.get("type") in ("RuntimeDefault", "Unconfined")
         )
 
     # --- volumes ------------------------------------------------------------------------------------------------
 
     def volume_list(self) -> Iterator[Refusal]:
         """``ValidateVolumes`` and ``validateVolume``: unique names, each mounted, one source of an allowed type."""
-        mounted = {m.get("name") for c in (*self.inits, *self.containers) for m in _mounts(c)}
+        mounted = {m.get("name") for mounts in self.mounts.values() for m in mounts}
         for i, volume in enumerate(_items(self.spec.get("volumes"))):
-            if not isinstance(volume, Mapping):
+            if not isinstance(volume, dict):
                 continue
             name = str(volume.get("name") or "")
             at = f"{SPEC}.volumes[{i}]"
@@ -275,7 +253,7 @@ class _PodCheck:
             if volume.get(source) is not None and self.flag(key) != ENABLED:
                 yield Refusal(f"{at}.{source}", self.refused(key, f"{source} volumes"), key, volume=name)
         claim = volume.get("persistentVolumeClaim")
-        if isinstance(claim, Mapping) and claim.get("readOnly") is not True and self.flag(PVC_WRITE) != ENABLED:
+        if isinstance(claim, dict) and claim.get("readOnly") is not True and self.flag(PVC_WRITE) != ENABLED:
             what = "a persistentVolumeClaim volume that is not readOnly"
             yield Refusal(f"{at}.persistentVolumeClaim.readOnly", self.refused(PVC_WRITE, what), PVC_WRITE, volume=name)
         given = [s for s in VOLUME_SOURCES if volume.get(s) is not None]
@@ -301,7 +279,7 @@ class _PodCheck:
             name = str(container.get("name") or "")
             if name and name in names:
                 yield Refusal(f"{at}.name", f"duplicate container name {name!r}", container=name)
-            for field in sorted(set(container) - CONTAINER_FIELDS):
+            for field in sorted(set(container) - CONTAINER_FIELDS, key=str):
                 if is_set(container[field]):
                     yield Refusal(f"{at}.{field}", "Knative refuses this field in an init container", container=name)
             for field in ("livenessProbe", "readinessProbe", "startupProbe"):
@@ -313,7 +291,7 @@ class _PodCheck:
 
     def serving_ports(self) -> Iterator[Refusal]:
         """``validateContainersPorts``: one serving port across the containers (none: only with one container)."""
-        count = sum(len(_items(c.get("ports"))) for c in self.containers)
+        count = sum(len(_items(c.get("ports"))) for c in self.containers)  # malformed entries count, as in Go
         if count > 1:
             yield Refusal(
                 f"{SPEC}.containers[*].ports",
@@ -330,16 +308,17 @@ class _PodCheck:
             return
         seen: set[str] = set()
         port = self._serving_port()
+        several = len(self.containers) > 1
         for i, container in enumerate(self.containers):
             at = f"{SPEC}.containers[{i}]"
             name = str(container.get("name") or "")
             if name and name in seen:  # an unnamed container gets a unique name from Knative's defaults
                 yield Refusal(f"{at}.name", f"duplicate container name {name!r}", container=name)
             seen.add(name)
-            serving = len(self.containers) == 1 or bool(_items(container.get("ports")))
+            serving = not several or bool(_items(container.get("ports")))
             if serving:
-                yield from _probe(container.get("livenessProbe"), f"{at}.livenessProbe", name, port)
-                yield from _readiness(container.get("readinessProbe"), f"{at}.readinessProbe", name, port)
+                yield from _probe(container.get("livenessProbe"), at, "livenessProbe", name, port)
+                yield from _readiness(container.get("readinessProbe"), at, "readinessProbe", name, port)
             else:
                 yield from self.sidecar_probes(container, at, name)
             yield from self.container(container, at, role="user" if serving else "sidecar")
@@ -347,8 +326,7 @@ class _PodCheck:
                 yield from _serving_port_rules(entry, f"{at}.ports[{j}]", name, first=j == 0)
 
     def _serving_port(self) -> Mapping[str, Any]:
-        ports = [p for c in self.containers for p in _items(c.get("ports")) if isinstance(p, Mapping)]
-        first = ports[0] if ports else {}
+        first = self.ports[0] if self.ports else {}
         return {"name": first.get("name") or "http", "containerPort": first.get("containerPort") or 8080}
 
     def sidecar_probes(self, container: Mapping[str, Any], at: str, name: str) -> Iterator[Refusal]:
@@ -363,9 +341,9 @@ class _PodCheck:
                     message = self.refused(MULTI_CONTAINER_PROBING, what)
                     yield Refusal(f"{at}.{field}", message, MULTI_CONTAINER_PROBING, container=name)
             elif field == "readinessProbe":
-                yield from _readiness(probe, f"{at}.{field}", name, None)
+                yield from _readiness(probe, at, field, name, None)
             else:
-                yield from _probe(probe, f"{at}.{field}", name, None)
+                yield from _probe(probe, at, field, name, None)
 
     def container(self, container: Mapping[str, Any], at: str, *, role: str) -> Iterator[Refusal]:
         """``validate``: reserved names and env, envFrom, image, security context, termination policy, mounts."""
@@ -393,10 +371,12 @@ class _PodCheck:
         policy = container.get("terminationMessagePolicy")
         if policy not in (None, "", "File", "FallbackToLogsOnError"):
             yield Refusal(f"{at}.terminationMessagePolicy", f"invalid value {policy!r}", container=name)
-        yield from self.volume_mounts(container, at, name)
+        yield from self.volume_mounts(container, at, name, defaulted=role != "init")
 
     def security_context(self, sc: Mapping[str, Any], at: str, name: str) -> Iterator[Refusal]:
         """``validateSecurityContext`` with ``SecurityContextMask`` and ``CapabilitiesMask``."""
+        if not sc:
+            return
         for field, value in sc.items():
             if field == "privileged" and value is True:
                 yield Refusal(f"{at}.privileged", "Knative refuses privileged: true", container=name)
@@ -407,17 +387,18 @@ class _PodCheck:
             message = self.refused(ADD_CAPABILITIES, "adding capabilities")
             yield Refusal(f"{at}.capabilities.add", message, ADD_CAPABILITIES, container=name)
         for field in ("runAsUser", "runAsGroup"):
-            yield from _id_bound(sc.get(field), f"{at}.{field}", name)
+            yield from _id_bound(sc.get(field), at, field, name)
 
     def _may_add(self, added: Any) -> bool:
         if self.flag(ADD_CAPABILITIES) == ENABLED:
             return True
         return self._secure_defaults() and added == ["NET_BIND_SERVICE"]
 
-    def volume_mounts(self, container: Mapping[str, Any], at: str, name: str) -> Iterator[Refusal]:
-        """``validateVolumeMounts``: a volume for each mount, a unique absolute path, read-only where Knative asks."""
+    def volume_mounts(self, container: Mapping[str, Any], at: str, name: str, *, defaulted: bool) -> Iterator[Refusal]:
+        """``validateVolumeMounts``: a volume for each mount, a unique absolute path, read-only where Knative asks
+        (``defaulted``: a container's, whose mounts of volumes other than emptyDir and PVC admission makes read-only)."""
         paths: set[str] = set()
-        for i, mount in enumerate(_mounts(container)):
+        for i, mount in enumerate(self.mounts.get(id(container)) or ()):
             where = f"{at}.volumeMounts[{i}]"
             volume_name = str(mount.get("name") or "")
             volume = self.volumes.get(volume_name)
@@ -436,12 +417,18 @@ class _PodCheck:
             elif clean in paths:
                 yield Refusal(f"{where}.mountPath", f"mountPath {path!r} must be unique", container=name)
             paths.add(clean)
-            yield from self.mount_access(mount, volume or {}, where, name, volume_name)
+            yield from self.mount_access(mount, volume or {}, where, name, volume_name, defaulted)
 
     def mount_access(
-        self, mount: Mapping[str, Any], volume: Mapping[str, Any], where: str, name: str, volume_name: str
+        self,
+        mount: Mapping[str, Any],
+        volume: Mapping[str, Any],
+        where: str,
+        name: str,
+        volume_name: str,
+        defaulted: bool,
     ) -> Iterator[Refusal]:
-        read_only = mount.get("readOnly") is True
+        read_only = mount.get("readOnly") is True or (defaulted and not _writable_volume(volume))
         if not _writable_volume(volume) and not read_only:
             message = f"volume mount of {volume_name!r} should be readOnly for this type of volume"
             yield Refusal(f"{where}.readOnly", message, container=name, volume=volume_name)
@@ -459,12 +446,12 @@ class _PodCheck:
 
 
 def _mounts(container: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    return [m for m in _items(container.get("volumeMounts")) if isinstance(m, Mapping)]
+    return [m for m in _items(container.get("volumeMounts")) if isinstance(m, dict)]
 
 
-def _id_bound(value: Any, at: str, container: str = "") -> Iterator[Refusal]:
+def _id_bound(value: Any, at: str, field: str, container: str = "") -> Iterator[Refusal]:
     if isinstance(value, int) and not isinstance(value, bool) and not 0 <= value <= MAX_ID:
-        yield Refusal(at, f"expected 0 <= {value} <= {MAX_ID}", container=container)
+        yield Refusal(f"{at}.{field}", f"expected 0 <= {value} <= {MAX_ID}", container=container)
 
 
 def _port_basics(port: Any, at: str, name: str) -> Iterator[Refusal]:
@@ -493,10 +480,11 @@ def _serving_port_rules(port: Any, at: str, name: str, *, first: bool) -> Iterat
         yield Refusal(f"{at}.name", message, container=name)
 
 
-def _probe(probe: Any, at: str, name: str, port: Mapping[str, Any] | None) -> Iterator[Refusal]:
+def _probe(probe: Any, container_at: str, field: str, name: str, port: Mapping[str, Any] | None) -> Iterator[Refusal]:
     """``validateProbe``: one handler; a user container's named probe port is its serving port's name."""
-    if not isinstance(probe, Mapping):
+    if not isinstance(probe, dict):
         return
+    at = f"{container_at}.{field}"
     handlers = [h for h in PROBE_HANDLERS if probe.get(h) is not None]
     if len(handlers) != 1:
         found = ", ".join(handlers) if handlers else "none"
@@ -512,12 +500,20 @@ def _probe(probe: Any, at: str, name: str, port: Mapping[str, Any] | None) -> It
             yield Refusal(f"{at}.{handler}.port", "probe port must be specified", container=name)
 
 
-def _readiness(probe: Any, at: str, name: str, port: Mapping[str, Any] | None) -> Iterator[Refusal]:
+def _readiness(
+    probe: Any, container_at: str, field: str, name: str, port: Mapping[str, Any] | None
+) -> Iterator[Refusal]:
     """``validateReadinessProbe``: its thresholds (period 0 is Knative's aggressive probing, without timeouts)."""
-    if not isinstance(probe, Mapping):
+    if not isinstance(probe, dict):
         return
-    yield from _probe(probe, at, name, port)
+    yield from _probe(probe, container_at, field, name, port)
+    at = f"{container_at}.{field}"
     values = {f: probe.get(f) or 0 for f in _PROBE_BOUNDS}
+    # applyReadinessProbeDefaults, which admission runs first
+    values["successThreshold"] = values["successThreshold"] or 1
+    if values["periodSeconds"]:
+        values["failureThreshold"] = values["failureThreshold"] or 3
+        values["timeoutSeconds"] = values["timeoutSeconds"] or 1
     for field, low in _PROBE_BOUNDS.items():
         value = values[field]
         if isinstance(value, int) and value < low and field in _ALWAYS_BOUNDED:
