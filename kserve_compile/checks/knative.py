@@ -212,8 +212,10 @@ def _errors(placed: Sequence[Placed]) -> list[Problem]:
 def _run_warning(placed: Sequence[Placed], services: int, features: KnativeFeatures) -> Problem:
     """The run's one warning: how many Services Knative would refuse, for which fields, and the remedies."""
     by_field: dict[tuple[str, str], set[str]] = {}
+    unindexed: dict[str, str] = {}
     for p in placed:
-        by_field.setdefault((_INDEX.sub("[]", p.refusal.path), p.refusal.flag), set()).add(p.service)
+        path = unindexed.get(p.refusal.path) or unindexed.setdefault(p.refusal.path, _INDEX.sub("[]", p.refusal.path))
+        by_field.setdefault((path, p.refusal.flag), set()).add(p.service)
     parts = [
         f"{path}{f' ({flag} is {chr(34)}{features.shown(flag)}{chr(34)})' if flag else ''} in {len(names)}"
         for (path, flag), names in by_field.items()
