@@ -79,8 +79,10 @@ def place(refusal: Refusal, service: Mapping[str, Any], doc: Document | None) ->
         return "", False
     if doc.kind == C.KIND_KNATIVE_SERVICE:
         return refusal.path, False
-    if doc.kind != C.KIND_ISVC:
-        return "spec", False
+    if doc.kind != C.KIND_ISVC:  # an InferenceGraph: its router's pod fields are the graph's own
+        field = refusal.path.removeprefix(f"{SPEC}.").split(".")[0].split("[")[0]
+        spec = doc.data.get("spec")
+        return (f"spec.{field}" if isinstance(spec, dict) and field in spec else "spec"), False
     labels = (service.get("metadata") or {}).get("labels") or {}
     component = str(labels.get(C.LABEL_COMPONENT) or "predictor")
     return _IsvcPlaces(doc.data, component, _template_spec(service)).of(refusal)

@@ -284,3 +284,17 @@ def test_the_daemon_renders_with_its_setting() -> None:
 
     assert "initContainers" in rendered("inline")[0]["spec"]["template"]["spec"]
     assert "initContainers" not in rendered("cluster")[0]["spec"]["template"]["spec"]
+
+
+def test_a_graphs_router_fields_are_located_in_the_graph(tmp_path: Path) -> None:
+    """The router's Knative Service (graph/render.py) carries the graph's own pod fields: located there."""
+    graph = tmp_path / "graph.yaml"
+    graph.write_text(
+        "apiVersion: serving.kserve.io/v1alpha1\nkind: InferenceGraph\nmetadata:\n  name: g\n  namespace: default\n"
+        "  annotations:\n    serving.kserve.io/deploymentMode: Knative\nspec:\n  nodeSelector: {pool: routers}\n"
+        "  nodes:\n    root:\n      routerType: Sequence\n      steps:\n"
+        "      - serviceUrl: http://a.default.svc.cluster.local/v1/models/a:predict\n"
+    )
+    problems = _errors(parse_paths([str(graph)]))
+    assert [(p.kind, p.path, p.line) for p in problems] == [("InferenceGraph", "spec.nodeSelector", 9)]
+    assert problems[0].message.startswith("Knative Service default/g: spec.template.spec.nodeSelector: Knative refuses")
