@@ -4,8 +4,10 @@
               → tagged with their origins (explain)
               → the config, found once → compiled / passed through / skipped (inputs.passthrough)
               → input checks (checks.inputs; the daemon turns them off) → typed inputs (inputs.context)
-              → each InferenceService: local-model rewrite → plan → render (pod webhook inlined)
+              → each InferenceService: local-model rewrite → plan → render (pod webhook inlined, or left to the
+                cluster's: ``pod_webhook``)
               → InferenceGraphs, LLMInferenceServices, local model caches, CA-bundle copies
+              → Knative's admission of every Knative Service (checks.knative, under Knative's config-features)
               → one list in apply order (emit.order) → offline schemas (validate)
 
 Every problem of every stage is gathered, one per place, and raised together as a :class:`CompileError`: a bad input
@@ -17,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from . import constants as C
 from . import graph, llmisvc, localmodel
@@ -30,6 +32,8 @@ from .inputs.context import Context, ca_bundle_keys, prepare
 from .inputs.defaults import embedded_configmap
 from .inputs.envelope import well_formed
 from .inputs.kinds import CORE_KINDS, ISVC, RUNTIME, KindTable
+from .inputs.knative_features import KEY as KNATIVE_FEATURES
+from .inputs.knative_features import is_features_configmap, load_features
 from .inputs.namespacing import group_of, with_namespace
 from .inputs.parse import Document
 from .inputs.passthrough import Split, expand_lists, is_config, split_inputs
@@ -65,6 +69,9 @@ class CompileOptions:
     kube_version: str | None = None  # validate: check inputs and outputs against this Kubernetes version's schemas
     trace: bool = False  # explain: every value of the output carries its origin
     keep_read_inputs: bool = False  # fn: the objects read but not rendered (ServiceAccounts, ...) stay in the output
+    # --pod-webhook: "inline" writes what KServe's pod webhook adds into the pod templates; "cluster" leaves it to
+    # the webhook installed in the cluster (the output is what KServe's controllers create)
+    pod_webhook: Literal["inline", "cluster"] = "inline"
 
 
 @dataclass
@@ -149,6 +156,8 @@ class _Run:
         rendered = list(result.objects)
         objects = rendered + [d.data for d in split.passed] + self._read_inputs(split)
         self.errors += _duplicates(objects, split.passed)
+        if not self._failed(checked):
+            checked += self._knative(result, split)
         if self.options.kube_version and not self._failed(checked):
             from .checks.offline import output_schema_problems
 
@@ -258,7 +267,7 @@ class _Run:
                 from .graph.trained_model import check_plan_trained_models
 
                 check_plan_trained_models(plan.isvc, trained)
-            rendered = render_isvc(plan, ctx.config, ctx.cluster)
+            rendered = render_isvc(plan, ctx.config, ctx.cluster, inline_webhook=self.options.pod_webhook == "inline")
         except InputError as exc:
             self.errors.append(doc.problem(exc.message, exc.path))
             return None
@@ -316,6 +325,21 @@ class _Run:
         self.warnings += more
         return objects
 
+    def _knative(self, result: Result, split: Split) -> list[Problem]:
+        """Knative's admission of the run's Knative Services under its config-features: errors in validate, else a
+        warning; each located in the input behind the Service."""
+        objects = result.objects + [d.data for d in split.passed]
+        if not any(o.get("apiVersion") == C.KNATIVE_SERVING_API_VERSION for o in objects):
+            return load_features(split.compiled)[1] if any(map(is_features_configmap, split.compiled)) else []
+        from .checks.knative import knative_admission
+
+        features, problems = load_features(split.compiled)
+        sources = {(d.namespace, d.name): d for d in split.passed if d.api_version == C.KNATIVE_SERVING_API_VERSION}
+        sources |= {(ig.namespace, ig.metadata.name): doc for ig, doc in result.graphs}
+        sources |= {_ref(o): c.doc for c in result.isvcs for o in c.objects}
+        refuse = self.options.kube_version is not None
+        return problems + knative_admission(objects, sources, features, refuse=refuse)
+
     # --- output --------------------------------------------------------------------------------------------------
 
     def _read_inputs(self, split: Split) -> list[dict[str, Any]]:
@@ -360,10 +384,15 @@ def _target(compiled: CompiledIsvc, ctx: Context) -> IsvcTarget:
 def _read_configmaps(docs: Sequence[Document], config: KServeConfig | None) -> set[tuple[str, str]]:
     """``(namespace, name)`` of the ConfigMaps the compiler reads besides its config: the CA-bundle source the config
     names, and those the features' documents refer to."""
-    wanted = ca_bundle_keys(config) if config is not None else set()
+    wanted = (ca_bundle_keys(config) if config is not None else set()) | {KNATIVE_FEATURES}
     for feature, configmaps in READ_CONFIGMAPS.items():
         wanted |= configmaps([d for d in docs if KINDS.get((d.api_version, d.kind)) == feature])
     return wanted
+
+
+def _ref(obj: dict[str, Any]) -> tuple[str, str]:
+    meta = obj.get("metadata") or {}
+    return (str(meta.get("namespace") or ""), str(meta.get("name") or ""))
 
 
 def _duplicates(objects: list[dict[str, Any]], passed: Sequence[Document]) -> list[Problem]:

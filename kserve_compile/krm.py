@@ -1,7 +1,8 @@
 """``kserve-compile fn``: the compiler as a KRM function (kustomize exec/container function, kpt function).
 
 Input is a ``ResourceList`` (``config.kubernetes.io/v1``): ``items`` are the package's objects, ``functionConfig``
-optional (a ConfigMap whose ``data`` may set ``namespace`` and ``strict``, as the CLI's ``-n`` and ``--strict``).
+optional (a ConfigMap whose ``data`` may set ``namespace``, ``strict`` and ``podWebhook``, as the CLI's ``-n``,
+``--strict`` and ``--pod-webhook``).
 Output is a ``ResourceList`` whose items are the KServe inputs replaced by what they render, every other item
 unchanged, and whose ``results`` are the run's problems (severity ``error``, ``warning`` or ``info``, with
 ``resourceRef``, ``field.path`` and ``file``). A plain stream of YAML documents (no ResourceList) is read as the
@@ -43,10 +44,12 @@ def is_resource_list(docs: Sequence[Document]) -> bool:
 class FunctionConfig:
     namespace: str | None = None
     strict: bool = False
+    pod_webhook: str = "inline"
 
 
 def function_config(resource_list: dict[str, Any]) -> FunctionConfig:
-    """``functionConfig.data`` (a ConfigMap) or ``.spec``: ``namespace``, ``strict`` ("true"/"false")."""
+    """``functionConfig.data`` (a ConfigMap) or ``.spec``: ``namespace``, ``strict`` ("true"/"false"), ``podWebhook``
+    ("inline"/"cluster")."""
     config = resource_list.get("functionConfig") or {}
     values = (config.get("data") or config.get("spec") or {}) if isinstance(config, dict) else {}
     if not isinstance(values, dict):
@@ -62,8 +65,12 @@ def function_config(resource_list: dict[str, Any]) -> FunctionConfig:
                 )
             ]
         )
+    pod_webhook = str(values.get("podWebhook", "inline"))
+    if pod_webhook not in ("inline", "cluster"):
+        message = f"functionConfig podWebhook must be inline or cluster, got {values['podWebhook']!r}"
+        raise CompileError([Problem(message, "functionConfig.data.podWebhook", file="<stdin>")])
     namespace = values.get("namespace")
-    return FunctionConfig(str(namespace) if namespace else None, strict == "true")
+    return FunctionConfig(str(namespace) if namespace else None, strict == "true", pod_webhook)
 
 
 def item_documents(resource_list: Document) -> list[Document]:
@@ -168,7 +175,12 @@ def run_function(
         items = item_documents(resource_list_doc)
         refs = item_refs(items)
         docs = [without_orchestrator_annotations(d) if _replaced(d) else d for d in items]
-        options = CompileOptions(namespace=config.namespace, strict=config.strict, keep_read_inputs=True)
+        options = CompileOptions(
+            namespace=config.namespace,
+            strict=config.strict,
+            keep_read_inputs=True,
+            pod_webhook="cluster" if config.pod_webhook == "cluster" else "inline",
+        )
         result = compile(assemble(docs, configmaps), options)
     except CompileError as exc:
         return resource_list(original if isinstance(original, list) else [], exc.problems, refs), False

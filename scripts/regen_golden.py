@@ -5,7 +5,8 @@ Usage: scripts/regen_golden.py [SCENARIO...]   (no argument: every scenario)
 
 This is the documented way to update golden files after a reviewed change to the compiler: run it, then read the
 diff (`git diff golden/`) against KServe's behaviour before committing. Only expected.yaml is written; input.yaml,
-with its header naming the KServe test it was checked against, is never touched.
+with its header naming the KServe test it was checked against (and an optional ``# options:`` line of flags, read
+by tests/golden_options.py), is never touched.
 """
 
 from __future__ import annotations
@@ -20,10 +21,12 @@ sys.path.insert(0, str(ROOT))
 from kserve_compile.driver import compile as compile_documents  # noqa: E402
 from kserve_compile.emit import dump_yaml  # noqa: E402
 from kserve_compile.inputs.parse import parse_paths  # noqa: E402
+from tests.golden_options import golden_options  # noqa: E402
 
 
 def render(scenario: Path) -> str:
-    return dump_yaml(compile_documents(parse_paths([str(scenario / "input.yaml")])).objects)
+    docs = parse_paths([str(scenario / "input.yaml")])
+    return dump_yaml(compile_documents(docs, golden_options(scenario)).objects)
 
 
 def scenarios(names: list[str]) -> list[Path]:

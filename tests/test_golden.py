@@ -1,6 +1,7 @@
 """Golden scenarios: each golden/<name>/input.yaml renders to exactly golden/<name>/expected.yaml.
 
-Every input starts with a comment naming the KServe test or source lines its expected output was checked against.
+Every input starts with a comment naming the KServe test or source lines its expected output was checked against;
+a ``# options:`` comment line may give it flags (``tests/golden_options.py``).
 The comparison is made on parsed objects (a readable failure) and on bytes (the emitter is deterministic), and the
 input documents are also compiled in reverse order, which must not change a byte.
 Regenerate after a reviewed change with scripts/regen_golden.py.
@@ -17,13 +18,14 @@ import yaml
 from kserve_compile.driver import compile as compile_documents
 from kserve_compile.emit import dump_yaml
 from kserve_compile.inputs.parse import parse_paths
+from tests.golden_options import golden_options
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 SCENARIOS = sorted(p.name for p in GOLDEN.iterdir() if (p / "input.yaml").is_file())
 
 
-def _render(docs: list) -> str:
-    return dump_yaml(compile_documents(docs).objects)
+def _render(docs: list, scenario: Path) -> str:
+    return dump_yaml(compile_documents(docs, golden_options(scenario)).objects)
 
 
 def _diff(expected: str, actual: str, name: str) -> str:
@@ -48,8 +50,8 @@ def test_golden(name: str) -> None:
     scenario = GOLDEN / name
     expected = (scenario / "expected.yaml").read_text("utf-8")
     docs = parse_paths([str(scenario / "input.yaml")])
-    actual = _render(docs)
+    actual = _render(docs, scenario)
     assert list(yaml.safe_load_all(actual)) == list(yaml.safe_load_all(expected)), _diff(expected, actual, name)
     assert actual == expected, _diff(expected, actual, name)
-    reversed_text = _render(list(reversed(docs)))
+    reversed_text = _render(list(reversed(docs)), scenario)
     assert reversed_text == expected, "input order changed the output:\n" + _diff(expected, reversed_text, name)

@@ -1,6 +1,6 @@
 """Every golden input through the command line a user runs: ``kserve-compile render golden/<name>/input.yaml``
-prints exactly golden/<name>/expected.yaml (the golden tests call the driver; this proves the CLI's path is the
-same one)."""
+prints exactly golden/<name>/expected.yaml, with the flags of its ``# options:`` line (the golden tests call the
+driver; this proves the CLI's path is the same one)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from tests.golden_options import golden_flags
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "golden"
@@ -19,7 +21,7 @@ SCENARIOS = sorted(p.name for p in GOLDEN.iterdir() if (p / "input.yaml").is_fil
 def test_the_cli_renders_the_golden_output(name: str) -> None:
     scenario = GOLDEN / name
     done = subprocess.run(
-        [sys.executable, str(ROOT / "cli.py"), "render", "-q", str(scenario / "input.yaml")],
+        [sys.executable, str(ROOT / "cli.py"), "render", "-q", *golden_flags(scenario), str(scenario / "input.yaml")],
         capture_output=True,
         cwd=ROOT,
         timeout=120,

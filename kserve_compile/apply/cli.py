@@ -26,6 +26,7 @@ from kserve_compile.cli.exits import (
     guarded,
     register_exit,
 )
+from kserve_compile.cli.options import POD_WEBHOOK, PodWebhook
 
 
 def _err(message: str) -> None:
@@ -260,6 +261,7 @@ def daemon_command(
     retry_base: str = typer.Option("500ms", "--retry-base-delay", help="First retry delay of a failed object."),
     retry_max: str = typer.Option("5m", "--retry-max-delay", help="Longest retry delay of a failed object."),
     workers: int = typer.Option(4, "--workers", min=1, help="Concurrent reconciles (never two on one object)."),
+    pod_webhook: PodWebhook = POD_WEBHOOK,
     health_addr: str = typer.Option(
         f":{C.DAEMON_HEALTH_PORT}", "--health-addr", help="Address for /healthz and /readyz."
     ),
@@ -302,6 +304,7 @@ def daemon_command(
             lease_namespace=lease_namespace or _pod_namespace(),
             lease_name=lease_name,
             workers=workers,
+            pod_webhook=pod_webhook.value,
             watch_timeout=max(1, int(_seconds("--watch-timeout", watch_timeout))),
             lease_seconds=lease_seconds,
             renew_seconds=renew_seconds,

@@ -20,6 +20,7 @@ controller-runtime's shape (apply_ecosystem.md §5):
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
@@ -113,6 +114,7 @@ class DaemonConfig:
     retry_max: float = 300.0
     backoff_max: float = 30.0
     workers: int = 4  # concurrent reconciles; the queue never hands one key to two workers
+    pod_webhook: str = "inline"  # --pod-webhook: "cluster" leaves what KServe's pod webhook adds to the cluster's
 
     def __post_init__(self) -> None:
         self.lease_name = self.lease_name or shard_lease_name(self.namespaces, self.selector)
@@ -160,10 +162,15 @@ Render = Callable[[Sequence[Obj], "Obj | None", str], list[Obj]]
 StatusUrls = Callable[[Obj, "Obj | None"], dict[str, Any]]
 
 
-def _default_render(objects: Sequence[Obj], configmap: Obj | None, source: str) -> list[Obj]:
-    from kserve_compile.api import render_objects
+def _default_render(
+    objects: Sequence[Obj], configmap: Obj | None, source: str, pod_webhook: str = "inline"
+) -> list[Obj]:
+    """``api.render_objects`` (live objects: the input checks are not made again), with the pod-webhook setting."""
+    from kserve_compile.api import CompileOptions, compile
+    from kserve_compile.inputs.gather import cluster_inputs
 
-    return render_objects(objects, configmap=configmap, source=source)
+    options = CompileOptions(checks=False, pod_webhook="cluster" if pod_webhook == "cluster" else "inline")
+    return compile(cluster_inputs(objects, configmap, source), options).objects
 
 
 def _default_urls(isvc: Obj, configmap: Obj | None) -> dict[str, Any]:
@@ -187,7 +194,7 @@ class Daemon:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.kube, self.cfg = kube, cfg
-        self.render = render or _default_render
+        self.render = render or functools.partial(_default_render, pod_webhook=cfg.pod_webhook)
         self.status_urls = status_urls or _default_urls
         self.clock = clock
         self.metrics = Metrics()

@@ -5,9 +5,11 @@
   warning for a deployment mode KServe does not know;
 - ``offline``: ``validate``'s schemas on inputs and rendered objects (``schema``: the bundled JSON schemas);
 - ``shapes``: the field types of the kinds kept as plain data (LLM services and configs, ClusterStorageContainers),
-  from the same schemas, checked on every run.
+  from the same schemas, checked on every run;
+- ``knative``: Knative's admission of every Knative Service of a run (the pod-spec rules of Knative's webhook in
+  ``knative_podspec``) under Knative's ``config-features``: errors in ``validate``, a warning elsewhere.
 
 May import the base modules and ``inputs``.
 """
 
-__all__ = ["apiserver", "enums", "inputs", "offline", "schema", "shapes", "suggest"]
+__all__ = ["apiserver", "enums", "inputs", "knative", "knative_podspec", "offline", "schema", "shapes", "suggest"]

@@ -7,7 +7,7 @@ from enum import Enum
 import typer
 
 from .exits import EXIT_DIFF_FAILED, EXIT_INVALID, ErrorFormat, guarded, report
-from .options import CONFIG, ERROR_FORMAT, NAMESPACE, QUIET, STRICT, compile_options
+from .options import CONFIG, ERROR_FORMAT, NAMESPACE, POD_WEBHOOK, QUIET, STRICT, PodWebhook, compile_options
 
 
 class OutputFormat(str, Enum):
@@ -46,6 +46,7 @@ def render(
     check: bool = _CHECK,
     namespace: str | None = NAMESPACE,
     strict: bool = STRICT,
+    pod_webhook: PodWebhook = POD_WEBHOOK,
     error_format: ErrorFormat = ERROR_FORMAT,
     quiet: bool = QUIET,
 ) -> None:
@@ -60,7 +61,7 @@ def render(
         if check and output_dir is None:
             raise UsageError("--check needs --output-dir (the directory to compare with)")
         try:
-            result = compile(read_inputs(files, config), compile_options(namespace, strict))
+            result = compile(read_inputs(files, config), compile_options(namespace, strict, pod_webhook))
         except CompileError as exc:
             if not check:
                 raise
@@ -107,6 +108,7 @@ def status(
     output: StatusFormat = _STATUS_OUTPUT,
     namespace: str | None = NAMESPACE,
     strict: bool = STRICT,
+    pod_webhook: PodWebhook = POD_WEBHOOK,
     error_format: ErrorFormat = ERROR_FORMAT,
     quiet: bool = QUIET,
 ) -> None:
@@ -116,7 +118,7 @@ def status(
         from ..driver import compile
         from ..inputs.gather import read_inputs
 
-        result = compile(read_inputs(files, config), compile_options(namespace, strict))
+        result = compile(read_inputs(files, config), compile_options(namespace, strict, pod_webhook))
         if not quiet:
             report(result.warnings, error_format)
         rows = result.status_rows()
@@ -148,6 +150,7 @@ def validate(
     kube_version: str = _KUBE_VERSION,
     namespace: str | None = NAMESPACE,
     strict: bool = STRICT,
+    pod_webhook: PodWebhook = POD_WEBHOOK,
     error_format: ErrorFormat = ERROR_FORMAT,
     quiet: bool = QUIET,
 ) -> None:
@@ -160,7 +163,7 @@ def validate(
         from ..inputs.gather import read_inputs
 
         check_kube_version(kube_version)
-        options = compile_options(namespace, strict, kube_version=kube_version)
+        options = compile_options(namespace, strict, pod_webhook, kube_version=kube_version)
         result = compile(read_inputs(files, config), options)
         if not quiet:
             report(result.warnings, error_format)

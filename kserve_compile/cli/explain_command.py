@@ -7,7 +7,7 @@ from enum import Enum
 import typer
 
 from .exits import ErrorFormat, guarded, report
-from .options import CONFIG, ERROR_FORMAT, NAMESPACE, QUIET, STRICT, compile_options
+from .options import CONFIG, ERROR_FORMAT, NAMESPACE, POD_WEBHOOK, QUIET, STRICT, PodWebhook, compile_options
 
 
 class ExplainFormat(str, Enum):
@@ -29,11 +29,13 @@ def explain(
     ),
     namespace: str | None = NAMESPACE,
     strict: bool = STRICT,
+    pod_webhook: PodWebhook = POD_WEBHOOK,
     error_format: ErrorFormat = ERROR_FORMAT,
     quiet: bool = QUIET,
 ) -> None:
     """Show where every rendered value comes from: an input field, a ConfigMap key, a runtime, a KServe default, or
-    the pod webhook — and, with --field, what each value replaced."""
+    the pod webhook — and, with --field, what each value replaced. With --pod-webhook cluster, a note per injector
+    says what KServe's pod webhook will add to the Pods."""
 
     def body() -> None:
         from ..driver import compile
@@ -42,7 +44,7 @@ def explain(
         from ..errors import UsageError
         from ..inputs.gather import read_inputs
 
-        result = compile(read_inputs(files, config), compile_options(namespace, strict, trace=True))
+        result = compile(read_inputs(files, config), compile_options(namespace, strict, pod_webhook, trace=True))
         if field is not None and obj is None:
             refs = ", ".join(sorted({object_ref(o) for o in result.objects}))
             raise UsageError(f"--field needs --object: the rendered object to look in (rendered: {refs})")

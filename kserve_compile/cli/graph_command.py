@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from .exits import ErrorFormat, guarded
-from .options import CONFIG, ERROR_FORMAT, NAMESPACE, compile_options
+from .options import CONFIG, ERROR_FORMAT, NAMESPACE, POD_WEBHOOK, PodWebhook, compile_options
 
 if TYPE_CHECKING:
     from ..driver import Result
@@ -49,14 +49,18 @@ def _headers(values: list[str]) -> list[tuple[str, str]]:
 
 
 def _compiled_graph(
-    files: list[str], name: str | None, config: str | None = None, namespace: str | None = None
+    files: list[str],
+    name: str | None,
+    config: str | None = None,
+    namespace: str | None = None,
+    pod_webhook: PodWebhook = PodWebhook.inline,
 ) -> "tuple[Result, InferenceGraph, Document]":
     """The inputs compiled by the driver, and the graph among them to run or draw."""
     from ..driver import compile
     from ..graph.run import pick_graph
     from ..inputs.gather import read_inputs
 
-    result = compile(read_inputs(files, config), compile_options(namespace))
+    result = compile(read_inputs(files, config), compile_options(namespace, pod_webhook=pod_webhook))
     graph, doc = pick_graph(result.graphs, name)
     return result, graph, doc
 
@@ -69,12 +73,13 @@ def plan_for(
     port_for: "Callable[[], int] | None" = None,
     config: str | None = None,
     namespace: str | None = None,
+    pod_webhook: PodWebhook = PodWebhook.inline,
 ) -> "LocalPlan":
     """Where each step of the graph among ``files`` goes (``graph run``): the isvcs of the graph's namespace reached
     through what the driver compiled for them."""
     from ..graph.run import free_port, plan_local
 
-    result, graph, doc = _compiled_graph(files, name, config, namespace)
+    result, graph, doc = _compiled_graph(files, name, config, namespace, pod_webhook)
     targets = result.isvc_targets()
     isvcs = {
         c.plan.isvc.metadata.name: (targets[key], c.plan.isvc, c.doc)
@@ -114,6 +119,7 @@ def run_command(
     ] = False,
     config: str | None = CONFIG,
     namespace: str | None = NAMESPACE,
+    pod_webhook: PodWebhook = POD_WEBHOOK,
     error_format: ErrorFormat = ERROR_FORMAT,
 ) -> None:
     """Run an InferenceGraph on this machine, its steps pointed at local model servers."""
@@ -132,7 +138,7 @@ def run_command(
             ) from None
         request = _request_body(data) if data is not None else None
         backends, models = local.parse_pairs(backend or [], "--backend"), local.parse_pairs(model or [], "--model")
-        plan = plan_for(files, backends, models, name, config=config, namespace=namespace)
+        plan = plan_for(files, backends, models, name, config=config, namespace=namespace, pod_webhook=pod_webhook)
         for note in plan.notes:
             sys.stderr.write(f"note: {note}\n")
         procs = local.start_models(plan.models, sys.stderr)
@@ -162,6 +168,7 @@ def show_command(
     ] = None,
     config: str | None = CONFIG,
     namespace: str | None = NAMESPACE,
+    pod_webhook: PodWebhook = POD_WEBHOOK,
     error_format: ErrorFormat = ERROR_FORMAT,
 ) -> None:
     """Draw an InferenceGraph: nodes, router types, weights, conditions, Hard/Soft dependencies."""
@@ -173,7 +180,7 @@ def show_command(
         draw = FORMATS.get(output)
         if draw is None:
             raise UsageError(f"unknown output format {output!r}: use {' or '.join(sorted(FORMATS))}")
-        _, graph, _ = _compiled_graph(files, name, config, namespace)
+        _, graph, _ = _compiled_graph(files, name, config, namespace, pod_webhook)
         sys.stdout.buffer.write(draw(graph).encode("utf-8"))
         sys.stdout.flush()
         return 0

@@ -6,12 +6,13 @@ import sys
 import typer
 
 from .exits import EXIT_INVALID, ErrorFormat, guarded, report
-from .options import CONFIG, ERROR_FORMAT, NAMESPACE, QUIET, STRICT, compile_options
+from .options import CONFIG, ERROR_FORMAT, NAMESPACE, POD_WEBHOOK, QUIET, STRICT, PodWebhook, compile_options
 
 
 def fn(
     namespace: str | None = NAMESPACE,
     strict: bool = STRICT,
+    pod_webhook: PodWebhook = POD_WEBHOOK,
     quiet: bool = QUIET,
     config: str | None = CONFIG,
     error_format: ErrorFormat = ERROR_FORMAT,
@@ -19,8 +20,8 @@ def fn(
     """Run as a KRM function (kustomize, kpt) or a Helm post-renderer: read stdin, write the rendered result.
 
     A ResourceList (config.kubernetes.io/v1) gets a ResourceList back: KServe objects replaced by what they render,
-    other items unchanged, problems as results (exit 1 on errors). functionConfig.data may set namespace and
-    strict; the flags apply when it does not. Any other YAML stream gets the rendered stream back, as `render -`.
+    other items unchanged, problems as results (exit 1 on errors). functionConfig.data may set namespace, strict
+    and podWebhook; the flags apply when it does not. Any other YAML stream gets the rendered stream back, as `render -`.
     """
 
     def body() -> int:
@@ -37,8 +38,14 @@ def fn(
             raise CompileError([Problem("no Kubernetes objects in the input (stdin is empty)", file="<stdin>")])
         if is_resource_list(docs):
             doc = docs[0]
-            if (namespace or strict) and not doc.data.get("functionConfig"):
-                data = {k: v for k, v in (("namespace", namespace), ("strict", "true" if strict else None)) if v}
+            cluster = pod_webhook is PodWebhook.cluster
+            if (namespace or strict or cluster) and not doc.data.get("functionConfig"):
+                flags = (
+                    ("namespace", namespace),
+                    ("strict", "true" if strict else None),
+                    ("podWebhook", "cluster" if cluster else None),
+                )
+                data = {k: v for k, v in flags if v}
                 doc.data = {**doc.data, "functionConfig": {"apiVersion": "v1", "kind": "ConfigMap", "data": data}}
             out, ok = run_function(doc, config_documents(config) if config else None)
             sys.stdout.write(yaml_document(out))
@@ -46,7 +53,8 @@ def fn(
                 report([p for p in _problems(out)], error_format)
             return 0 if ok else EXIT_INVALID
         result = compile(
-            assemble(docs, config_documents(config) if config else None), compile_options(namespace, strict)
+            assemble(docs, config_documents(config) if config else None),
+            compile_options(namespace, strict, pod_webhook),
         )
         if not quiet:
             report(result.warnings, error_format)

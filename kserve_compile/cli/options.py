@@ -1,6 +1,7 @@
 """Options several commands share, spelled once: ``--config``, ``-n/--namespace``, ``--strict``, ``-q``,
-``--error-format``."""
+``--error-format``, ``--pod-webhook``."""
 
+from enum import Enum
 from typing import TYPE_CHECKING
 
 import typer
@@ -28,8 +29,24 @@ QUIET = typer.Option(
 ERROR_FORMAT = typer.Option(ErrorFormat.text, "--error-format", help="text, json or github.")
 
 
-def compile_options(namespace: str | None, strict: bool = False, **more: object) -> "CompileOptions":
+class PodWebhook(str, Enum):
+    inline = "inline"
+    cluster = "cluster"
+
+
+POD_WEBHOOK = typer.Option(
+    PodWebhook.inline,
+    "--pod-webhook",
+    help="inline: write what KServe's pod webhook adds (storage initializer, credentials, agent) into the pod "
+    "templates, for clusters without KServe; cluster: KServe's webhook is installed and adds it to the Pods, so the "
+    "output is what KServe's controllers create.",
+)
+
+
+def compile_options(
+    namespace: str | None, strict: bool = False, pod_webhook: PodWebhook = PodWebhook.inline, **more: object
+) -> "CompileOptions":
     """The driver's options from the shared flags (and a command's own, e.g. ``kube_version``, ``trace``)."""
     from ..driver import CompileOptions
 
-    return CompileOptions(namespace=namespace, strict=strict, **more)  # type: ignore[arg-type]
+    return CompileOptions(namespace=namespace, strict=strict, pod_webhook=pod_webhook.value, **more)  # type: ignore[arg-type]

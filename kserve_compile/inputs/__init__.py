@@ -8,7 +8,8 @@
   unsupported-kind message; ``passthrough``: compiled, passed through, or skipped.
 - ``config``: the ``inferenceservice-config`` ConfigMap as KServe parses it (``isvc_compile``: ``isvcCompile``, the
   key kserve-compile defines there); ``defaults``: KServe's shipped ConfigMap, runtimes and storage containers;
-  ``cluster_state``: the live objects the pod webhook reads.
+  ``cluster_state``: the live objects the pod webhook reads; ``knative_features``: Knative's ``config-features``
+  (given, or Knative's shipped one).
 - ``serving_types``: InferenceService and ServingRuntime, typed; ``typed``: a document as its model, with located
   problems; ``runtime_webhook``: KServe's ServingRuntime webhook; ``context``: the typed run.
 
@@ -25,6 +26,7 @@ __all__ = [
     "gather",
     "isvc_compile",
     "kinds",
+    "knative_features",
     "namespacing",
     "parse",
     "passthrough",

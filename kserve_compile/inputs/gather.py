@@ -8,17 +8,20 @@ from typing import Any
 
 from .. import constants as C
 from ..errors import CompileError, Problem
+from .knative_features import is_features_configmap
 from .parse import Document, parse_paths
 from .passthrough import is_config
 
 
 def assemble(inputs: Sequence[Document], config: Sequence[Document] | None = None) -> list[Document]:
     """A run's documents: ``inputs``, with ``config`` (the ``--config`` file's ConfigMaps, or the cluster's
-    ``inferenceservice-config``) in place of any ``inferenceservice-config`` among them. Other ConfigMaps of the
-    inputs (the CA-bundle source) stay; without either, KServe's shipped config is used."""
+    ``inferenceservice-config``) in place of any ``inferenceservice-config`` among them — and of Knative's
+    ``config-features`` when it holds one. Other ConfigMaps of the inputs (the CA-bundle source) stay; without
+    either, KServe's shipped config is used."""
     if config is None:
         return list(inputs)
-    return [d for d in inputs if not is_config(d)] + list(config)
+    features = any(is_features_configmap(d) for d in config)
+    return [d for d in inputs if not is_config(d) and not (features and is_features_configmap(d))] + list(config)
 
 
 def config_documents(path: str) -> list[Document]:

@@ -6,8 +6,8 @@ to follow. Without ``-n`` an input without a namespace is in ``default``, as the
 objects passed through as well, so that the output says where each one goes.
 
 As with ``kubectl apply -n``, an input that names a different namespace is an error. Cluster-scoped kinds and the
-inputs KServe reads from its own namespace (the ``inferenceservice-config`` ConfigMap and the CA-bundle one) keep
-theirs. Mirrors kubectl's namespace enforcement (``k8s.io/cli-runtime`` ``resource.Builder`` with
+inputs KServe reads from its own namespace (the ``inferenceservice-config`` ConfigMap and the CA-bundle one) and
+Knative's ``config-features`` in ``knative-serving`` keep theirs. Mirrors kubectl's namespace enforcement (``k8s.io/cli-runtime`` ``resource.Builder`` with
 ``RequireNamespace``) and KServe's webhook defaulting of an unset namespace.
 """
 
@@ -18,6 +18,7 @@ from collections.abc import Collection, Sequence
 
 from .. import constants as C
 from ..errors import CompileError, Problem, UsageError
+from .knative_features import KEY as KNATIVE_FEATURES
 from .parse import Document
 
 # Kinds with no namespace (those an input to kserve-compile may plausibly hold; every other kind is namespaced).
@@ -67,11 +68,17 @@ def check_namespace_flag(namespace: str) -> None:
 
 def _keeps_own_namespace(doc: Document, kserve_configmaps: Collection[str]) -> bool:
     """The ConfigMaps KServe reads from its own namespace: the config, the CA-bundle source it names (its name in
-    ``kserve_configmaps``), and any other one named into ``kserve``."""
+    ``kserve_configmaps``), and any other one named into ``kserve``; and Knative's ``config-features`` in
+    ``knative-serving``."""
     return (
         doc.api_version == "v1"
         and doc.kind == "ConfigMap"
-        and (doc.name == C.CONFIGMAP_NAME or doc.name in kserve_configmaps or doc.namespace == C.KSERVE_NAMESPACE)
+        and (
+            doc.name == C.CONFIGMAP_NAME
+            or doc.name in kserve_configmaps
+            or doc.namespace == C.KSERVE_NAMESPACE
+            or (doc.namespace, doc.name) == KNATIVE_FEATURES
+        )
     )
 
 

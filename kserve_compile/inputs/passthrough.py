@@ -4,7 +4,7 @@ Each input document is one of:
 
 - compiled — KServe's kinds (``serving.kserve.io``; one no table lists is an error), the ``inferenceservice-config``
   ConfigMap, the other ConfigMaps the compiler reads (the CA-bundle source it names, the scheduler configs an
-  LLMInferenceService refers to), and the ServiceAccounts/Secrets/ClusterStorageContainers the pod webhook reads
+  LLMInferenceService refers to, Knative's ``config-features``), and the ServiceAccounts/Secrets/ClusterStorageContainers the pod webhook reads
   (a ServiceAccount, Secret or read ConfigMap gets a note: it is read, not emitted);
 - skipped with a note — a ``kustomization.yaml`` (kustomize's own file) and YAML that is not a Kubernetes object
   (no ``apiVersion``/``kind``, e.g. Helm values);
@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from .. import constants as C
 from ..errors import CompileError, Problem
 from .kinds import KindTable, misplaced_kind, unsupported_kind
+from .knative_features import is_features_configmap
 from .namespacing import group_of
 from .parse import Document
 
@@ -35,6 +36,10 @@ READ_ONLY_NOTE = (
     "read for storage credentials, as KServe reads it from the cluster; not part of the output (apply it separately)"
 )
 READ_CONFIGMAP_NOTE = "read as KServe reads it from the cluster; not part of the output (apply it separately)"
+KNATIVE_FEATURES_NOTE = (
+    "read as Knative's webhook reads it: its flags decide which Knative Services Knative admits; "
+    "not part of the output (apply it separately)"
+)
 
 
 @dataclass
@@ -70,6 +75,8 @@ def split_inputs(
             out.compiled.append(doc)
             if (doc.api_version, doc.kind) in READ_ONLY_KINDS:
                 out.notes.append(doc.problem(READ_ONLY_NOTE, severity="note"))
+            elif is_features_configmap(doc):
+                out.notes.append(doc.problem(KNATIVE_FEATURES_NOTE, severity="note"))
             elif doc.kind == "ConfigMap" and not is_config(doc):
                 out.notes.append(doc.problem(READ_CONFIGMAP_NOTE, severity="note"))
         elif strict:

@@ -3,6 +3,11 @@
     plan → workloads (each component; Standard-mode multi-node workers and canaries) → modelconfig ConfigMap
          → ingress (→ through KEDA's HTTP add-on, kserve-compile's opt-in scale to zero)
 
+``inline_webhook`` (``--pod-webhook inline``, the default) writes what KServe's pod webhook adds at Pod admission
+into every pod template; off (``--pod-webhook cluster``: the cluster runs KServe's webhook), the templates are
+exactly what the controllers write — the annotations the webhook reads included — and the webhook's additions
+become notes, so that ``explain`` can say which injector adds what to the Pods.
+
 Each step returns objects plus notes (:class:`Rendered`); sources: ``components/predictor.go``, ``transformer.go``,
 ``explainer.go``, ``reconcilers/raw/raw_kube_reconciler.go``, ``reconcilers/knative/ksvc_reconciler.go``,
 ``pkg/webhook/admission/pod/mutator.go``.
@@ -14,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import constants as C
+from ..errors import InputError, WebhookNote
 from ..inputs.cluster_state import ClusterState
 from ..inputs.config import KServeConfig
 from ..inputs.serving_types import InferenceService
@@ -21,7 +27,7 @@ from ..plan.components import Component, is_multi_model
 from ..plan.isvc import Plan
 from ..plan.status import route_input
 from ..provenance import is_tracing, stamp
-from ..provenance.sources import pod_template_origin
+from ..provenance.sources import INJECTORS, pod_template_origin
 from .ingress.standard import standard_ingress
 from .pod_webhook.inject import inject_pod
 from .pod_webhook.storage import apply_storage_uris
@@ -43,10 +49,10 @@ class Rendered:
         return self
 
 
-def render_isvc(plan: Plan, config: KServeConfig, cluster: ClusterState) -> Rendered:
+def render_isvc(plan: Plan, config: KServeConfig, cluster: ClusterState, *, inline_webhook: bool = True) -> Rendered:
     """Everything KServe creates for one planned InferenceService, and the notes about it."""
     out = Rendered(notes=list(plan.notes))
-    out += workloads(plan, config, cluster)
+    out += workloads(plan, config, cluster, inline_webhook=inline_webhook)
     out += model_config(plan)
     routed = ingress(plan, config)
     if plan.scale_to_zero is not None and not plan.stopped:
@@ -55,21 +61,19 @@ def render_isvc(plan: Plan, config: KServeConfig, cluster: ClusterState) -> Rend
     return out
 
 
-def workloads(plan: Plan, config: KServeConfig, cluster: ClusterState) -> Rendered:
+def workloads(plan: Plan, config: KServeConfig, cluster: ClusterState, *, inline_webhook: bool = True) -> Rendered:
     """Each component's workload, then (Standard mode) the multi-node workers and the canaries; none when stopped."""
     out = Rendered()
     if plan.stopped:
         return out
-    logger = _predictor_logger(plan.isvc)
+    pods = Pods(_predictor_logger(plan.isvc), config, cluster, inline_webhook)
     build = _knative_workload if plan.mode == C.MODE_KNATIVE else _standard_workload
     for component in plan.components:
-        out += build(component, plan, logger, config, cluster)
+        out += build(component, plan, pods)
     if plan.multinode is not None:
-        out += _multinode_workers(plan, logger, config, cluster)
+        out += _multinode_workers(plan, pods)
     for canary in plan.canaries:
-        template, notes = finished_pod_template(
-            canary.component, pod_template(canary.component), logger, config, cluster
-        )
+        template, notes = pods.finished(canary.component, pod_template(canary.component))
         out += Rendered(standard_workload(canary.component, template, config, otel=False), notes)
     return out
 
@@ -123,35 +127,90 @@ def _predictor_logger(isvc: InferenceService) -> dict[str, Any] | None:
     return None if logger is None else logger.model_dump(by_alias=True, exclude_none=True)
 
 
-def _standard_workload(
-    component: Component, plan: Plan, logger: dict[str, Any] | None, config: KServeConfig, cluster: ClusterState
-) -> Rendered:
+@dataclass(frozen=True)
+class Pods:
+    """How an isvc's pod templates are finished: what the pod webhook reads, and whether it is inlined."""
+
+    logger: dict[str, Any] | None
+    config: KServeConfig
+    cluster: ClusterState
+    inline_webhook: bool = True
+
+    def finished(
+        self, component: Component, template: dict[str, Any], *, knative: bool = False
+    ) -> tuple[dict[str, Any], list[str]]:
+        """A workload's pod template: the controller's own (with ``storageUris``), then the pod webhook inlined —
+        or, left to the cluster's webhook, as the controller writes it (what the webhook would add said in explain)."""
+        notes: list[str] = []
+        if component.spec.storage_uris:
+            template, notes = _with_storage_uris(component, template, self.config, self.cluster)
+        # The webhook sees the Pod a ReplicaSet or Knative makes from the template: it has no name yet at admission.
+        pod_name = template.get("metadata", {}).get("name")
+        unnamed = {**template, "metadata": {k: v for k, v in template.get("metadata", {}).items() if k != "name"}}
+        if is_tracing():
+            stamp(unnamed, pod_template_origin(knative))
+        if not self.inline_webhook:
+            return template, notes + self._left_to_the_cluster(component, unnamed)
+        finished, more = self._inject(component, unnamed, copy=False)
+        if pod_name is not None:
+            finished["metadata"] = {"name": pod_name, **finished["metadata"]}
+        return finished, notes + more
+
+    def _inject(
+        self, component: Component, template: dict[str, Any], *, copy: bool, added: list | None = None
+    ) -> tuple[dict[str, Any], list[str]]:
+        return inject_pod(
+            template,
+            namespace=component.namespace,
+            config=self.config,
+            cluster=self.cluster,
+            logger=self.logger,
+            copy=copy,
+            added=added,
+        )
+
+    def _left_to_the_cluster(self, component: Component, template: dict[str, Any]) -> list[str]:
+        """While tracing (explain): one note per injector saying what KServe's webhook will add to the Pods."""
+        if not is_tracing():
+            return []
+        added: list[tuple[str, list[str]]] = []
+        try:
+            self._inject(component, template, copy=True, added=added)
+        except InputError:
+            return []  # the cluster's webhook would refuse the Pod; the output is still the controller's
+        return [
+            WebhookNote(
+                f"{component.name}: at Pod admission, KServe's pod webhook ({injector}: {INJECTORS[injector][0]}) "
+                f"adds {', '.join(parts)} (--pod-webhook cluster: not rendered)"
+            )
+            for injector, parts in added
+        ]
+
+
+def _standard_workload(component: Component, plan: Plan, pods: Pods) -> Rendered:
     """Standard mode: Service, OpenTelemetryCollector, Deployment (pod webhook inlined) and the autoscaler."""
-    template, notes = finished_pod_template(component, pod_template(component), logger, config, cluster)
+    template, notes = pods.finished(component, pod_template(component))
     scaled = plan.scale_to_zero is not None and component.kind in plan.scale_to_zero.components
-    return Rendered(standard_workload(component, template, config, autoscale=not scaled), notes)
+    return Rendered(standard_workload(component, template, pods.config, autoscale=not scaled), notes)
 
 
-def _multinode_workers(
-    plan: Plan, logger: dict[str, Any] | None, config: KServeConfig, cluster: ClusterState
-) -> Rendered:
+def _multinode_workers(plan: Plan, pods: Pods) -> Rendered:
     from .workloads.multinode import multinode_objects
 
     assert plan.multinode is not None
     worker = plan.multinode.worker
-    template, notes = finished_pod_template(worker, pod_template(worker), logger, config, cluster)
-    return Rendered(multinode_objects(plan.multinode, service(plan.multinode.head, config), template, config), notes)
+    template, notes = pods.finished(worker, pod_template(worker))
+    head_service = service(plan.multinode.head, pods.config)
+    return Rendered(multinode_objects(plan.multinode, head_service, template, pods.config), notes)
 
 
-def _knative_workload(
-    component: Component, plan: Plan, logger: dict[str, Any] | None, config: KServeConfig, cluster: ClusterState
-) -> Rendered:
+def _knative_workload(component: Component, plan: Plan, pods: Pods) -> Rendered:
     """Knative mode: one Knative Service; a canary split needs the live rolled-out revision from status."""
     from .workloads.knative import knative_service, revision_template
 
     annotations = plan.isvc.metadata.annotations
-    revision = revision_template(component, annotations, config)
-    template, notes = finished_pod_template(component, revision, logger, config, cluster, knative=True)
+    revision = revision_template(component, annotations, pods.config)
+    template, notes = pods.finished(component, revision, knative=True)
     rolled_out = _rolled_out_revision(plan.isvc, component.kind)
     if component.spec.canary_traffic_percent is not None and rolled_out is None:
         notes.append(
@@ -159,7 +218,8 @@ def _knative_workload(
             f"(status.components.{component.kind}.latestRolledoutRevision), which the input does not carry; "
             "rendering the steady state (100% to the latest revision)"
         )
-    return Rendered([knative_service(component, template, annotations, config, rolled_out_revision=rolled_out)], notes)
+    service_ = knative_service(component, template, annotations, pods.config, rolled_out_revision=rolled_out)
+    return Rendered([service_], notes)
 
 
 def _rolled_out_revision(isvc: InferenceService, kind: str) -> str | None:
@@ -168,32 +228,6 @@ def _rolled_out_revision(isvc: InferenceService, kind: str) -> str | None:
     entry = components.get(kind) if isinstance(components, dict) else None
     value = entry.get("latestRolledoutRevision") if isinstance(entry, dict) else None
     return value if isinstance(value, str) and value else None
-
-
-def finished_pod_template(
-    component: Component,
-    template: dict[str, Any],
-    logger: dict[str, Any] | None,
-    config: KServeConfig,
-    cluster: ClusterState,
-    *,
-    knative: bool = False,
-) -> tuple[dict[str, Any], list[str]]:
-    """A workload's pod template: the controller's own (with ``storageUris``), then the pod webhook inlined."""
-    notes: list[str] = []
-    if component.spec.storage_uris:
-        template, notes = _with_storage_uris(component, template, config, cluster)
-    # The webhook sees the Pod a ReplicaSet or Knative makes from the template: it has no name yet at admission.
-    pod_name = template.get("metadata", {}).get("name")
-    unnamed = {**template, "metadata": {k: v for k, v in template.get("metadata", {}).items() if k != "name"}}
-    if is_tracing():
-        stamp(unnamed, pod_template_origin(knative))
-    template, more = inject_pod(
-        unnamed, namespace=component.namespace, config=config, cluster=cluster, logger=logger, copy=False
-    )
-    if pod_name is not None:
-        template["metadata"] = {"name": pod_name, **template["metadata"]}
-    return template, notes + more
 
 
 def _with_storage_uris(

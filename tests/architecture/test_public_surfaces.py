@@ -83,7 +83,7 @@ def test_the_library_api_is_pinned() -> None:
     }
     assert str(inspect.signature(api.compile)) == (
         "(documents: 'Sequence[Document]', options: 'CompileOptions' = CompileOptions(namespace=None, strict=False, "
-        "checks=True, kube_version=None, trace=False, keep_read_inputs=False)) -> 'Result'"
+        "checks=True, kube_version=None, trace=False, keep_read_inputs=False, pod_webhook='inline')) -> 'Result'"
     )
     assert str(inspect.signature(api.render_objects)) == (
         "(objects: 'Sequence[dict[str, Any]]', configmap: 'dict[str, Any] | None' = None, source: 'str' = '<cluster>')"
@@ -93,4 +93,4 @@ def test_the_library_api_is_pinned() -> None:
         "(isvc: 'dict[str, Any]', configmap: 'dict[str, Any] | None' = None) -> 'dict[str, Any]'"
     )
     fields = [f for f in api.CompileOptions.__dataclass_fields__]
-    assert fields == ["namespace", "strict", "checks", "kube_version", "trace", "keep_read_inputs"]
+    assert fields == ["namespace", "strict", "checks", "kube_version", "trace", "keep_read_inputs", "pod_webhook"]

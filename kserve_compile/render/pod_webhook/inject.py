@@ -37,6 +37,7 @@ def inject_pod(
     cluster: ClusterState,
     logger: Mapping[str, Any] | None = None,
     copy: bool = True,
+    added: list[tuple[str, list[str]]] | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """The pod template after every mutation KServe's pod webhook would make, and warnings for what is unknowable.
 
@@ -44,6 +45,8 @@ def inject_pod(
     Knative Service. ``logger`` (optional) is the InferenceService's ``spec.predictor.logger``, all the webhook reads of
     it: the log store, marshaller and batching settings. Raises :class:`InputError` with KServe's wording where KServe would
     reject the Pod. ``copy=False`` hands ``template`` over to be changed in place (the pipeline's own templates).
+    ``added``, when given, receives ``(injector, [what it added])`` for each injector that added something
+    (containers, volumes, mounts, env, annotations, node selector keys by name).
     """
     if not isinstance(template, Mapping):
         raise InputError("pod template must be a mapping", "spec.template")
@@ -58,26 +61,62 @@ def inject_pod(
         return out, warnings  # the webhook's objectSelector: only KServe-managed pods
     check_agent_configs(config)
 
-    traced = is_tracing()
+    step = _Steps(out, is_tracing(), added)
     _gke_accelerator_selector(metadata, spec)
-    _claim(out, "accelerator selector", traced)
+    step.done("accelerator selector")
     inject_storage_initializer(metadata, spec, namespace=namespace, config=config, cluster=cluster, warnings=warnings)
     set_istio_cni_security_context(metadata, spec)
-    _claim(out, "storage initializer", traced)
+    step.done("storage initializer")
     inject_agent(metadata, spec, namespace=namespace, config=config, cluster=cluster, warnings=warnings, logger=logger)
-    _claim(out, "agent", traced)
+    step.done("agent")
     inject_metrics_aggregation(metadata, spec, config)
-    _claim(out, "metrics aggregation", traced)
+    step.done("metrics aggregation")
     if config.storage_initializer.oci_mode:
         inject_modelcar(metadata.get("annotations") or {}, spec, config.storage_initializer, namespace)
-        _claim(out, "modelcar", traced)
+        step.done("modelcar")
     return out, warnings
 
 
-def _claim(template: dict[str, Any], injector: str, traced: bool) -> None:
-    """While tracing, what the injector just added carries its origin."""
-    if traced:
-        stamp(template, injector_origin(injector))
+class _Steps:
+    """After each injector: while tracing, what it added carries its origin; with ``added``, it is listed."""
+
+    def __init__(self, template: dict[str, Any], traced: bool, added: list[tuple[str, list[str]]] | None) -> None:
+        self.template = template
+        self.traced = traced
+        self.added = added
+        self.before = _parts(template) if added is not None else set()
+
+    def done(self, injector: str) -> None:
+        if self.traced:
+            stamp(self.template, injector_origin(injector))
+        if self.added is None:
+            return
+        now = _parts(self.template)
+        fresh = now - self.before
+        # a new container is said once, not with everything it holds
+        new = sorted(p for p in fresh if not any(p.startswith(c + ".") for c in fresh))
+        if new:
+            self.added.append((injector, new))
+        self.before = now
+
+
+def _parts(template: Mapping[str, Any]) -> set[str]:
+    """The named parts of a pod template an injector may add: containers and what each holds, volumes, node
+    selector keys, annotations and labels."""
+    spec = template.get("spec") or {}
+    meta = template.get("metadata") or {}
+    parts = {f"metadata.{field}[{key}]" for field in ("annotations", "labels") for key in meta.get(field) or {}}
+    parts |= {f"spec.nodeSelector[{key}]" for key in spec.get("nodeSelector") or {}}
+    parts |= {f"spec.volumes[{v.get('name')}]" for v in spec.get("volumes") or [] if isinstance(v, Mapping)}
+    for field in ("initContainers", "containers"):
+        for c in spec.get(field) or []:
+            if not isinstance(c, Mapping):
+                continue
+            at = f"spec.{field}[{c.get('name')}]"
+            parts.add(at)
+            for sub in ("env", "volumeMounts", "ports"):
+                parts |= {f"{at}.{sub}[{e.get('name')}]" for e in c.get(sub) or [] if isinstance(e, Mapping)}
+    return parts
 
 
 def _gke_accelerator_selector(metadata: Mapping[str, Any], spec: dict[str, Any]) -> None:
