@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import re
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation, localcontext
 from functools import lru_cache
 
 from ..errors import InputError
@@ -27,6 +27,8 @@ _SUFFIXES = {
     "Pi": Decimal(2**50),
     "Ei": Decimal(2**60),
 }
+# Bounds no real quantity reaches, so that exact decimal arithmetic stays exact (see _canonical_text's precision).
+_MAX_DIGITS, _MAX_EXPONENT = 64, 64
 _QUANTITY = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+))(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])?)$")
 
 
@@ -45,6 +47,10 @@ def _parse_text(text: str) -> Decimal:
             f"quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': {text!r}"
         )
     number, exponent, suffix = match.groups()
+    if len(number) > _MAX_DIGITS or (exponent and abs(int(exponent[1:])) > _MAX_EXPONENT):
+        raise ValueError(
+            f"quantity {text!r} is out of range (at most {_MAX_DIGITS} digits, exponents up to {_MAX_EXPONENT})"
+        )
     try:
         base = Decimal(number)
     except InvalidOperation as exc:  # pragma: no cover - the regex admits only decimals
@@ -86,6 +92,12 @@ def canonical_quantity(text: str | int) -> str:
 
 @lru_cache(maxsize=4096)
 def _canonical_text(raw: str) -> str:
+    with localcontext() as ctx:
+        ctx.prec = 2 * (_MAX_DIGITS + _MAX_EXPONENT) + 20  # every parsed quantity stays an exact integer of nanos
+        return _canonical_in_context(raw)
+
+
+def _canonical_in_context(raw: str) -> str:
     value = _parse_text(raw)
     sign = "-" if value < 0 else ""
     value = abs(value)

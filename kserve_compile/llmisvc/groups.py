@@ -35,7 +35,7 @@ def _stopped(svc: LLMService) -> bool:
 
 def _routable(svc: LLMService) -> bool:
     """``isMemberRoutable``: RouterReady true and every observed workload with ready replicas."""
-    conditions = svc.status.get("conditions") or []
+    conditions = found if isinstance(found := svc.status.get("conditions"), list) else []
     ready = any(
         isinstance(c, dict) and c.get("type") == "RouterReady" and c.get("status") == "True" for c in conditions
     )

@@ -381,7 +381,7 @@ def _gpu_requested(resources: Mapping[str, Any] | None) -> bool:
 
 def _update_image_tag(container: dict[str, Any], runtime_version: str | None, selected: Selected) -> None:
     """``UpdateImageTag``: runtimeVersion replaces the tag; GPU builds get ``-gpu``; vLLM without GPU ``-cpu``."""
-    image = container.get("image", "")
+    image = container.get("image") or ""
     if "@sha256:" in image:
         return
     tag_match = _IMAGE_TAG.search(image)
