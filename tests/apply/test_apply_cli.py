@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import pathlib
 
 import typer
@@ -79,6 +80,11 @@ def test_apply_then_cluster_diff(fake, tmp_path):
     fake.clear_log()
     result = runner.invoke(app(), ["diff", "--cluster", changed, *args])
     assert result.exit_code == 1 and "+++ merged/Deployment.apps/ns/m-extra" in result.stdout
+    as_json = runner.invoke(app(), ["diff", "--cluster", changed, *args, "-o", "json"])
+    assert as_json.exit_code == 1
+    assert [(e["action"], e["kind"], e["name"]) for e in json.loads(as_json.stdout)] == [
+        ("added", "Deployment", "m-extra")
+    ]
     assert fake.writes() == []
 
 

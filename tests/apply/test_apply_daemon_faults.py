@@ -26,6 +26,7 @@ from test_apply_daemon import (  # noqa: F401  (_stop_daemons: the autouse fixtu
 from kserve_compile.apply.daemon import Daemon, DaemonConfig, Metrics, shard_lease_name
 from kserve_compile.apply.informer import Informer
 from kserve_compile.apply.leader import LeaderElector
+from kserve_compile.apply.probes import Phase
 
 NS = "ns"
 ISVC = ("serving.kserve.io", "inferenceservices")
@@ -98,16 +99,17 @@ def test_informer_survives_a_handler_exception(fake, kube):
 def test_readiness_then_liveness_fail_while_an_informer_cannot_recover(fake, kube):
     fake.put(CONFIGMAP)
     daemon = make_daemon(kube, fake, not_ready_after=0.3, dead_after=3.0, backoff_max=0.1)
-    daemon.start_informers()
-    wait_until(lambda: daemon.not_ready_reason() == "")
+    daemon.sources.start()
+    wait_until(lambda: daemon.readiness().ready)
     outage = fake.fail("GET", r"/inferenceservices$", 503, times=10**6, message="etcd unavailable")
     fake.break_watches("inferenceservices", "close")
-    wait_until(lambda: daemon.not_ready_reason().startswith("informer inferenceservices"))
-    assert daemon.unhealthy_reason() == ""  # not ready yet alive: the kubelet stops routing, waits
-    wait_until(lambda: "has not recovered" in daemon.unhealthy_reason())
-    assert "etcd unavailable" in daemon.unhealthy_reason()
+    wait_until(lambda: daemon.readiness().phase is Phase.STALLED)
+    assert daemon.readiness().reason.startswith("informer inferenceservices")
+    assert daemon.liveness().reason == ""  # not ready yet alive: the kubelet stops routing, waits
+    wait_until(lambda: "has not recovered" in daemon.liveness().reason)
+    assert "etcd unavailable" in daemon.liveness().reason
     outage.times = 0  # the API server comes back
-    wait_until(lambda: daemon.not_ready_reason() == "" and daemon.unhealthy_reason() == "")
+    wait_until(lambda: daemon.readiness().ready and daemon.liveness().alive)
 
 
 # --- 2. nothing before sync --------------------------------------------------------------------------
@@ -116,7 +118,8 @@ def test_nothing_is_rendered_until_the_configmap_exists(fake, kube):
     daemon = Daemon(kube, DaemonConfig(leader_elect=False), render=fake_render, status_urls=fake_urls)
     thread = running(daemon)
     try:
-        wait_until(lambda: daemon.not_ready_reason().startswith("ConfigMap kserve/inferenceservice-config"))
+        wait_until(lambda: daemon.readiness().phase is Phase.NO_CONFIG)
+        assert daemon.readiness().reason.startswith("ConfigMap kserve/inferenceservice-config")
         time.sleep(0.5)
         assert fake.writes() == [] and not fake.names("apps", "deployments", NS)
         fake.put(CONFIGMAP)
@@ -186,7 +189,7 @@ def test_an_invalid_runtime_fails_only_the_isvcs_that_would_select_it(fake, kube
     named["spec"]["predictor"]["model"].update(modelFormat={"name": "xgboost"}, runtime="broken")
     fake.put(named)
     daemon = make_daemon(kube, fake, render=api.render_objects)
-    daemon.status_urls = api.isvc_status
+    daemon.reconciler.status_urls = api.isvc_status
     sync(daemon)
     assert "uses-sklearn-predictor" in fake.names("apps", "deployments", NS)
     assert {c["type"]: c["status"] for c in status_of(fake, "uses-sklearn")["conditions"]}["IngressReady"] == "True"
@@ -369,9 +372,9 @@ def test_status_write_back_never_replaces_a_newer_cached_object(fake, kube):
     sync(daemon)
     older = fake.find(*ISVC, NS, "m")
     fake.update(*ISVC, NS, "m", lambda o: o["spec"].__setitem__("x", 1), manager="kubectl")
-    daemon.isvcs.parts[0].relist()  # the watch delivered generation 2
-    assert not daemon.isvcs.replace_if_unchanged((NS, "m"), "not-the-cached-rv", older)
-    assert daemon.isvcs.get((NS, "m"))["metadata"]["generation"] == 2
+    daemon.sources.isvcs.parts[0].relist()  # the watch delivered generation 2
+    assert not daemon.sources.isvcs.replace_if_unchanged((NS, "m"), "not-the-cached-rv", older)
+    assert daemon.sources.isvcs.get((NS, "m"))["metadata"]["generation"] == 2
 
 
 def test_a_dead_informer_thread_fails_liveness(fake, kube):
@@ -379,9 +382,9 @@ def test_a_dead_informer_thread_fails_liveness(fake, kube):
     dead = threading.Thread(target=lambda: None)
     dead.start()
     dead.join()
-    assert daemon.unhealthy_reason() == ""
-    daemon.isvcs.parts[0].thread = dead  # as if the thread had exited
-    assert daemon.unhealthy_reason() == "informer thread exited: inferenceservices.serving.kserve.io in all namespaces"
+    assert daemon.liveness().reason == ""
+    daemon.sources.isvcs.parts[0].thread = dead  # as if the thread had exited
+    assert daemon.liveness().reason == "informer thread exited: inferenceservices.serving.kserve.io in all namespaces"
 
 
 def test_watches_of_credentials_no_isvc_names_any_more_are_stopped(fake, kube):
@@ -390,16 +393,16 @@ def test_watches_of_credentials_no_isvc_names_any_more_are_stopped(fake, kube):
     fake.put(named)
     daemon = make_daemon(kube, fake)
     sync(daemon)
-    assert [i.field_selector for i in daemon.accounts.informers()] == ["metadata.name=old-sa"]
-    old = daemon.accounts.informers()[0]
+    assert [i.field_selector for i in daemon.sources.accounts.informers()] == ["metadata.name=old-sa"]
+    old = daemon.sources.accounts.informers()[0]
     wait_until(lambda: old.thread is not None and old.thread.is_alive())
     cutoff = time.monotonic()
     fake.update(*ISVC, NS, "m", lambda o: o["spec"]["predictor"].__setitem__("serviceAccountName", "new-sa"))
-    for informer in daemon.fixed:
+    for informer in daemon.sources.fixed:
         informer.relist()
     daemon.drain()
-    assert daemon.accounts.forget_unused(cutoff) == 1
-    assert [i.field_selector for i in daemon.accounts.informers()] == ["metadata.name=new-sa"]
+    assert daemon.sources.accounts.forget_unused(cutoff) == 1
+    assert [i.field_selector for i in daemon.sources.accounts.informers()] == ["metadata.name=new-sa"]
     wait_until(lambda: not old.thread.is_alive(), timeout=15)  # its watch ends with the stream
 
 
@@ -417,7 +420,7 @@ def test_an_isvc_a_local_model_cache_covers_renders_as_render_does(fake, kube):
     api = pytest.importorskip("kserve_compile.api")
     from pathlib import Path
 
-    from kserve_compile.apply.daemon import CACHE_OBJECT_KINDS
+    from kserve_compile.apply.reconciler import CACHE_OBJECT_KINDS
 
     source = Path(__file__).resolve().parents[2] / "golden" / "localmodel-isvc-serving-pvcs" / "input.yaml"
     docs = [d for d in yaml.safe_load_all(source.read_text()) if d]
@@ -433,7 +436,7 @@ def test_an_isvc_a_local_model_cache_covers_renders_as_render_does(fake, kube):
 
     daemon = make_daemon(kube, fake, render=spy)
     sync(daemon)
-    assert daemon.local_caches, "the fake API server serves the local-cache kinds"
+    assert daemon.sources.local_caches, "the fake API server serves the local-cache kinds"
     rendered = api.render_files([str(source)])
     isvcs = [d["metadata"]["name"] for d in docs if d["kind"] == "InferenceService"]
     for name in isvcs:
@@ -456,7 +459,7 @@ def test_an_llm_service_a_local_model_cache_covers_renders_as_render_does(fake, 
     api = pytest.importorskip("kserve_compile.api")
     from pathlib import Path
 
-    from kserve_compile.apply.daemon import CACHE_OBJECT_KINDS
+    from kserve_compile.apply.reconciler import CACHE_OBJECT_KINDS
 
     source = Path(__file__).resolve().parents[2] / "golden" / "llm-localmodel-label" / "input.yaml"
     docs = [d for d in yaml.safe_load_all(source.read_text()) if d]

@@ -61,7 +61,8 @@ def test_rbac_grants_exactly_the_table_and_nothing_wider():
 def test_every_informer_the_daemon_runs_is_granted(fake, kube):
     table = {(g, r): set(v) for g, r, v in PERMISSIONS}
     daemon = Daemon(kube, DaemonConfig(leader_elect=False))
-    for informer in daemon.fixed + [daemon._named("Secret", "ns", "s"), daemon._named("ServiceAccount", "ns", "a")]:
+    named = [daemon.sources.named("Secret", "ns", "s"), daemon.sources.named("ServiceAccount", "ns", "a")]
+    for informer in daemon.sources.fixed + named:
         assert {"list", "watch"} <= table[(informer.res.group, informer.res.plural)], informer.name
     for api_version, kind in rbac.CHILD_KINDS:
         use = next(u for u in rbac.USES if (u.api_version, u.kind) == (api_version, kind))

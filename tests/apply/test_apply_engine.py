@@ -5,8 +5,11 @@ from __future__ import annotations
 import pytest
 from kc_manifests import deployment, hpa, isvc_set, service
 
-from kserve_compile.apply.engine import Applier, ApplyOptions, diff_cluster, wait_for
+from kserve_compile.apply.apply import Applier
+from kserve_compile.apply.diff import diff_cluster
 from kserve_compile.apply.objects import applyset_id
+from kserve_compile.apply.report import ApplyOptions
+from kserve_compile.apply.wait import wait_for
 
 NS = "ns"
 SET = "m.kserve-compile"
@@ -284,13 +287,16 @@ def test_diff_cluster_reports_created_configured_unchanged(fake, kube):
     opts = ApplyOptions(namespace=NS, applyset=SET)
     run(kube, [deployment("a"), deployment("b")])
     fake.clear_log()
-    diffs, errors = diff_cluster(kube, [deployment("a"), deployment("b", image="img:2"), deployment("c")], opts)
-    assert errors == []
-    assert {str(d.key): d.action for d in diffs} == {
-        "Deployment.apps/ns/a": "unchanged",
-        "Deployment.apps/ns/b": "configured",
-        "Deployment.apps/ns/c": "created",
+    result = diff_cluster(kube, [deployment("a"), deployment("b", image="img:2"), deployment("c")], opts)
+    assert result.errors == [] and result.compared == 3
+    assert {d.ref: d.action for d in result.diffs} == {  # a is unchanged: no diff
+        "Deployment.apps/ns/b": "changed",
+        "Deployment.apps/ns/c": "added",
     }
+    changed = result.diffs[0].text
+    assert changed.startswith("--- live/Deployment.apps/ns/b\n+++ merged/Deployment.apps/ns/b\n")
+    assert "-      - image: img:1\n+      - image: img:2\n" in changed
+    assert result.diffs[1].text.startswith("--- /dev/null\n+++ merged/Deployment.apps/ns/c\n")
     assert fake.writes() == []
 
 

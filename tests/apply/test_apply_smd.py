@@ -27,8 +27,9 @@ from fakeapi import FakeApi
 from kc_manifests import deployment, hpa, isvc_set, service
 from smd.fixtures import fake, oracle, requires_oracle  # noqa: F401  (fixtures)
 
-from kserve_compile.apply.engine import Applier, ApplyOptions, ApplyReport
+from kserve_compile.apply.apply import Applier
 from kserve_compile.apply.kube import Kube, RetryPolicy, api_client_for_host
+from kserve_compile.apply.report import ApplyOptions, ApplyReport
 
 pytestmark = requires_oracle
 
