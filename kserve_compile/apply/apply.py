@@ -142,8 +142,10 @@ class Applier:
             report.errors.append(explain(m.key, err))
 
     def _dry_run_then_apply(self, m: Member, live: Obj | None, ann: dict[str, str], report: ApplyReport) -> None:
+        if live is None and not self.opts.dry_run:  # nothing to compare with: a dry run would only cost a request
+            self._write(m, CREATED, report)
+            return
         recreate = self.opts.recreate_on_immutable or ann.get(C.ANN_KC_RECREATE) == "enabled"
-        recreated = False
         try:
             dry = self.kube.apply(m.obj, self.opts.field_manager, self.opts.force, dry_run=True)
         except ApiError as err:
@@ -155,23 +157,35 @@ class Applier:
             self.opts.progress(f"{m.key}: immutable field changed; deleting and recreating (downtime)")
             self._require_leader()
             self._delete_and_wait(m)
-            live, recreated = None, True
-            dry = self.kube.apply(m.obj, self.opts.field_manager, self.opts.force, dry_run=True)
+            self._write(m, RECREATED, report)
+            return
         if live is not None and not has_drifted(live, dry):
             report.changes.append(Change(m.key, UNCHANGED))
             report.applied.append(live)
             if self.opts.record:
                 self.opts.record.verified(m.key, m.obj, live)
             return
-        action = RECREATED if recreated else (CREATED if live is None else CONFIGURED)
+        action = CREATED if live is None else CONFIGURED
         if self.opts.dry_run:
             report.changes.append(Change(m.key, action, "server dry run"))
             report.applied.append(dry)
             return
+        self._write(m, action, report)
+
+    def _write(self, m: Member, action: str, report: ApplyReport) -> None:
+        """The real apply of one member (the daemon's record holds its watch event until the answer is in)."""
         self._require_leader()
-        result = self.kube.apply(m.obj, self.opts.field_manager, self.opts.force)
-        if self.opts.record:
-            self.opts.record.verified(m.key, m.obj, result)
+        record = self.opts.record
+        if record:
+            record.writing(m.key)
+        try:
+            result = self.kube.apply(m.obj, self.opts.field_manager, self.opts.force)
+        except ApiError:
+            if record:
+                record.abandoned(m.key)
+            raise
+        if record:
+            record.verified(m.key, m.obj, result)
         report.changes.append(Change(m.key, action))
         report.applied.append(result)
         self.opts.progress(f"{m.key} {action}")

@@ -94,11 +94,11 @@ class Controller:
     def work(self, timer: bool = True) -> None:
         """A worker loop: nothing before the sources may be reconciled from; then one key at a time.
 
-        The worker with ``timer`` also enqueues everything once ready and on every resync period.
+        The worker with ``timer`` also enqueues everything on every resync period. (The first lists queued every
+        object already, and a new leader queues everything when it takes the Lease: one more resync here would
+        only race a worker that took the key a moment earlier into a second reconcile.)
         """
         self.wait_until_ready()
-        if timer:
-            self.sources.resync()
         next_resync = time.monotonic() + self.cfg.resync_seconds
         while not self.stop.is_set():
             self.heartbeat = time.monotonic()

@@ -25,8 +25,9 @@ from kserve_compile.apply.endpoints import Probes, http_server
 from kserve_compile.apply.events import EventRecorder
 from kserve_compile.apply.kube import Kube
 from kserve_compile.apply.leader import LeaderElector
-from kserve_compile.apply.livecache import AppliedRecord, LiveCache
+from kserve_compile.apply.livecache import LiveCache
 from kserve_compile.apply.metrics import Metrics
+from kserve_compile.apply.ownwrites import AppliedRecord
 from kserve_compile.apply.probes import Liveness, Readiness
 from kserve_compile.apply.rbac import PERMISSIONS
 from kserve_compile.apply.reconciler import Reconciler, Render, StatusUrls

@@ -53,9 +53,13 @@ def prune(
     require_leader()  # re-checked right before the DELETE batch
     for obj in order_for_delete(deletable):
         key = key_of(obj)
+        if opts.record:
+            opts.record.deleting(key)
         try:
             kube.delete(kube.resource_of(obj), key.namespace, key.name)
         except ApiError as err:
+            if opts.record:
+                opts.record.not_deleted(key)
             report.errors.append(explain(key, err))
             continue
         if opts.record:

@@ -21,9 +21,10 @@ from kserve_compile.apply.events import WARNING, EventRecorder
 from kserve_compile.apply.informer import ident, rv_of
 from kserve_compile.apply.kube import ApiError, Kube
 from kserve_compile.apply.leader import micro_time
-from kserve_compile.apply.livecache import AppliedRecord, LiveCache
+from kserve_compile.apply.livecache import LiveCache
 from kserve_compile.apply.metrics import Metrics
 from kserve_compile.apply.objects import Obj
+from kserve_compile.apply.ownwrites import AppliedRecord
 from kserve_compile.apply.references import credential_inputs
 from kserve_compile.apply.report import ApplyOptions, ApplyReport
 from kserve_compile.apply.sources import KEY_OF_KIND, RECONCILED, Item, Sources

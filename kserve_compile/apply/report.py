@@ -8,8 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kserve_compile import constants as C
-from kserve_compile.apply.livecache import AppliedRecord, LiveCache
+from kserve_compile.apply.livecache import LiveCache
 from kserve_compile.apply.objects import Obj, ObjKey
+from kserve_compile.apply.ownwrites import AppliedRecord
 
 CREATED, CONFIGURED, UNCHANGED, SKIPPED, PRUNED, RECREATED, KEPT = (
     "created",

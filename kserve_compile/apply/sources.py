@@ -24,9 +24,10 @@ from typing import Any
 from kserve_compile import constants as C
 from kserve_compile.apply.informer import Informer, InformerGroup, NamedInformers
 from kserve_compile.apply.kube import ApiError, Kube
-from kserve_compile.apply.livecache import AppliedRecord, LiveCache
+from kserve_compile.apply.livecache import LiveCache
 from kserve_compile.apply.metrics import Metrics
 from kserve_compile.apply.objects import Obj, group_kind, key_of, split_api_version
+from kserve_compile.apply.ownwrites import AppliedRecord
 from kserve_compile.apply.predicates import SpecOrMetadataChanged
 from kserve_compile.apply.probes import ALIVE, READY, Liveness, Phase, Readiness
 from kserve_compile.apply.rbac import CHILD_KINDS
@@ -68,6 +69,7 @@ class Sources:
     ) -> None:
         self.kube, self.cfg, self.queue, self.metrics = kube, cfg, queue, metrics
         self.live, self.record, self.stop = live, record, stop
+        record.on_missed = self.enqueue_owner  # an event held while our write was in flight was someone else's
         self.changed = SpecOrMetadataChanged()
         scoped = cfg.namespaces or ("",)
         self.isvcs = self._group(
@@ -223,13 +225,14 @@ class Sources:
 
     def _on_child(self, event: str, obj: Obj) -> None:
         self.live.on_child(event, obj)
-        if event == "DELETED":
-            self.record.forget(key_of(obj))  # pruned by us, or garbage-collected with its owner
-        if event == "SYNC" or (event != "DELETED" and self.record.is_own_write(key_of(obj), obj)):
-            return
-        for ref in _meta(obj).get("ownerReferences") or []:
+        if self.record.needs_owner(event, key_of(obj), obj):  # not our own write, and something the owner reads
+            self.enqueue_owner(obj)
+
+    def enqueue_owner(self, child: Obj) -> None:
+        """Queue the reconciled object that controls ``child`` (its controller ownerReference)."""
+        for ref in _meta(child).get("ownerReferences") or []:
             if ref.get("controller") and ref.get("kind") in KEY_OF_KIND:
-                self.queue.add((KEY_OF_KIND[ref["kind"]], _meta(obj).get("namespace", ""), str(ref.get("name"))))
+                self.queue.add((KEY_OF_KIND[ref["kind"]], _meta(child).get("namespace", ""), str(ref.get("name"))))
 
     def enqueue_namespace(self, namespace: str) -> None:
         """Queue every InferenceService of ``namespace`` ("" = all)."""

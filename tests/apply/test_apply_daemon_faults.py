@@ -26,6 +26,7 @@ from test_apply_daemon import (  # noqa: F401  (_stop_daemons: the autouse fixtu
 from kserve_compile.apply.daemon import Daemon, DaemonConfig, Metrics, shard_lease_name
 from kserve_compile.apply.informer import Informer
 from kserve_compile.apply.leader import LeaderElector
+from kserve_compile.apply.objects import ObjKey
 from kserve_compile.apply.probes import Phase
 
 NS = "ns"
@@ -478,3 +479,45 @@ def test_an_llm_service_a_local_model_cache_covers_renders_as_render_does(fake, 
     assert {o["kind"] for o in rendered} & CACHE_OBJECT_KINDS  # the render has cache objects; none is applied
     cache_paths = ("persistentvolume", "/jobs", "localmodelnodes")
     assert not [r.path for r in fake.log if r.method != "GET" and any(p in r.path for p in cache_paths)]
+
+
+# --- 5. the order a real API server answers in ---------------------------------------------------
+def test_own_write_events_that_beat_the_response_do_not_requeue_the_isvc(fake, kube):
+    """kube-apiserver may deliver the watch event of a write before the write's response is read (the fake
+    answered first, so this went unseen): held until the response names its resourceVersion, then dropped."""
+    fake.put(isvc("m"))
+    daemon = make_daemon(kube, fake)
+    for child in ("services", "deployments", "horizontalpodautoscalers", "ingresses"):
+        fake.delay("PATCH", rf"/{child}/m-", 0.3)  # the event goes out at once, the response 0.3 s later
+    running(daemon)
+    wait_until(lambda: status_of(fake, "m").get("observedGeneration") == 1)
+    time.sleep(1.0)  # any requeue would be worked by now
+    assert daemon.metrics.get("reconcile_total", result="success") == 1
+    assert len(daemon.queue) == 0
+
+
+def test_a_change_by_someone_else_while_our_write_is_in_flight_still_requeues(fake, kube):
+    fake.put(isvc("m"))
+    daemon = make_daemon(kube, fake)
+    sync(daemon)
+    record, dep_key = daemon.sources.record, ObjKey("apps", "Deployment", NS, "m-predictor")
+    live = fake.find("apps", "deployments", NS, "m-predictor")
+    record.writing(dep_key)
+    other = fake.update("apps", "deployments", NS, "m-predictor", lambda o: o["spec"].update(paused=True))
+    assert not record.needs_owner("MODIFIED", dep_key, other)  # held: the response decides
+    record.verified(dep_key, {"metadata": {}}, live)  # our answer carried an older resourceVersion
+    assert daemon.queue.get(timeout=0) == ("isvc", NS, "m")
+
+
+def test_pruned_children_do_not_requeue_and_foreign_deletes_do(fake, kube):
+    fake.put(isvc("m", transformer=True))
+    daemon = make_daemon(kube, fake)
+    running(daemon)
+    wait_until(lambda: status_of(fake, "m").get("observedGeneration") == 1)
+    fake.update(*ISVC, NS, "m", lambda o: o["spec"].pop("transformer"), manager="kubectl")
+    wait_until(lambda: fake.names("apps", "deployments", NS) == ["m-predictor"])
+    wait_until(lambda: status_of(fake, "m").get("observedGeneration") == 2)
+    time.sleep(1.0)
+    assert daemon.metrics.get("reconcile_total", result="success") == 2  # the prune's DELETEs are our own
+    kube.delete(kube.resource("apps/v1", "Deployment"), NS, "m-predictor")  # someone else's delete: it comes back
+    wait_until(lambda: fake.names("apps", "deployments", NS) == ["m-predictor"])
