@@ -69,14 +69,16 @@ def _seconds(flag: str, value: str) -> float:
         raise DurationError(f"{flag}: {err}") from None
 
 
-def _objects(files: list[str], rendered: bool, config: str | None) -> list[dict[str, Any]]:
+def _objects(files: list[str], rendered: bool, config: str | None, namespace: str) -> list[dict[str, Any]]:
+    """The objects to send: FILES as they are (``--rendered``), or rendered as ``render -n NAMESPACE`` would."""
     if rendered:
         from kserve_compile.apply.manifests import read_manifests
 
         return read_manifests(files)
-    from kserve_compile.api import render_files
+    from kserve_compile.api import render_result
+    from kserve_compile.run import RunOptions
 
-    return render_files(files, config_file=config)
+    return render_result(files, config, RunOptions(namespace=None if namespace == "default" else namespace)).objects
 
 
 def _kube(server: str | None, kubeconfig: str | None, context: str | None, in_cluster: bool = False) -> Any:
@@ -162,7 +164,7 @@ def _cluster_diff(
     if output not in OUTPUTS:
         raise UsageError(f"-o/--output must be one of {', '.join(OUTPUTS)}, got {output!r}")
     try:
-        objects = _objects(files, rendered, config)
+        objects = _objects(files, rendered, config, namespace)
     except CompileError as exc:  # invalid input: the diff failed, it did not find changes
         report(exc.problems)
         return EXIT_DIFF_FAILED
@@ -215,7 +217,7 @@ def apply_command(
         from kserve_compile.apply.wait import wait_for
 
         wait_seconds = _seconds("--timeout", timeout)
-        objects = _objects(files, rendered, config)
+        objects = _objects(files, rendered, config, namespace)
         kube = _kube(server, kubeconfig, context)
         opts = ApplyOptions(
             field_manager=field_manager,
