@@ -2,13 +2,14 @@
 
 ``explain`` turns an :class:`~kserve_compile.apply.kube.ApiError` on one object into the line ``apply``, ``diff
 --cluster`` and the daemon print: an immutable field or a server-side apply conflict says what to do about it, as
-``kubectl apply --server-side`` does (``k8s.io/kubectl/pkg/cmd/apply/apply.go``, the conflict help text).
+``kubectl apply --server-side`` does (``k8s.io/kubectl/pkg/cmd/apply/apply.go``: the server's conflict message as
+it is, then the ways out).
 """
 
 from __future__ import annotations
 
 from kserve_compile import constants as C
-from kserve_compile.apply.kube import ApiError
+from kserve_compile.apply.kube import UNTYPABLE_PATCH, ApiError
 from kserve_compile.apply.objects import ObjKey
 
 
@@ -29,15 +30,13 @@ def explain(key: ObjKey, err: ApiError) -> str:
             f"--recreate-on-immutable (or annotate {C.ANN_KC_RECREATE}: enabled) to delete and recreate it — "
             "this causes downtime"
         )
-    if err.is_conflict and err.causes:
-        owners = sorted({f"{str(c.get('field', '')).lstrip('.')} (owned by {_manager_of(c)})" for c in err.causes})
-        return f"{key}: conflict: {', '.join(owners)}; rerun with --force-conflicts to take ownership"
+    if err.is_conflict and err.causes:  # the server's own words, as kubectl prints them, then what to do
+        return (
+            f"{key}: {err.message}\nrerun with --force-conflicts to take these fields over, or remove them from the "
+            "input to leave them to their manager"
+        )
+    if err.is_untypable:
+        return f"{key}: the API server cannot take this object: {err.message.removeprefix(UNTYPABLE_PATCH + ': ')}"
     if err.status == 0:
         return f"{key}: cannot reach the API server: {err.message}"
     return f"{key}: {err.status} {err.reason}: {err.message}".rstrip(": ")
-
-
-def _manager_of(cause: dict[str, object]) -> str:
-    """The field manager a conflict cause names: ``conflict with "kubectl": .spec.replicas`` → ``kubectl``."""
-    message = str(cause.get("message", ""))
-    return message.split('"')[1] if '"' in message else "?"
