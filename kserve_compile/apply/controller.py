@@ -43,6 +43,8 @@ class Controller:
         self.cfg, self.queue, self.sources, self.reconciler = cfg, queue, sources, reconciler
         self.metrics, self.elector, self.stop = metrics, elector, stop
         self.heartbeat = time.monotonic()
+        self.ready_since: float | None = None  # when a worker first found the sources ready
+        self._ready_lock = threading.Lock()
         self.lost = threading.Event()  # set when the Lease was lost: the process exits 1
         self._workers: list[threading.Thread] = []
         self._leading: threading.Thread | None = None
@@ -90,6 +92,8 @@ class Controller:
         while not self.stop.is_set() and not self.readiness().may_reconcile:
             self.heartbeat = time.monotonic()
             self.stop.wait(0.2)
+        with self._ready_lock:  # before any worker's first reconcile
+            self.ready_since = self.ready_since or time.monotonic()
 
     def work(self, timer: bool = True) -> None:
         """A worker loop: nothing before the sources may be reconciled from; then one key at a time.
@@ -99,7 +103,8 @@ class Controller:
         only race a worker that took the key a moment earlier into a second reconcile.)
         """
         self.wait_until_ready()
-        next_resync = time.monotonic() + self.cfg.resync_seconds
+        last_resync = self.ready_since or time.monotonic()
+        next_resync = last_resync + self.cfg.resync_seconds
         while not self.stop.is_set():
             self.heartbeat = time.monotonic()
             if not self.readiness().may_reconcile:  # e.g. the ConfigMap was deleted
@@ -109,7 +114,10 @@ class Controller:
                 self.process(item)
             self.metrics.set("workqueue_depth", len(self.queue))
             if timer and time.monotonic() >= next_resync:
-                self.sources.forget_unused_credentials(next_resync - self.cfg.resync_seconds)
+                # what no reconcile asked for since the last resync began (not "one period ago": with the jitter
+                # that could fall after the last resync's reconciles, and every credential watch was dropped)
+                self.sources.forget_unused_credentials(last_resync)
+                last_resync = time.monotonic()
                 self.sources.resync()
                 self.metrics.inc("resyncs_total")
                 next_resync = time.monotonic() + self.cfg.resync_seconds * random.uniform(0.9, 1.1)

@@ -30,6 +30,10 @@ APPLY_PATCH = "application/apply-patch+yaml"
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 UNTYPABLE_PATCH = "failed to create typed patch object"
+# Connections kept open to the API server. The client's default (5 per CPU) is below what the daemon holds at once —
+# a watch per informer plus the workers' requests — so every request past it opened a new TLS connection and
+# dropped it ("Connection pool is full"). A bound, not an allocation.
+POOL_SIZE = 256
 
 
 @dataclass
@@ -142,6 +146,7 @@ def load_api_client(kubeconfig: str | None = None, context: str | None = None, i
     else:
         config.load_kube_config(config_file=kubeconfig, context=context, client_configuration=cfg)
     cfg.retries = False
+    cfg.connection_pool_maxsize = POOL_SIZE
     return client.ApiClient(cfg)
 
 
@@ -165,6 +170,7 @@ def api_client_for_host(host: str) -> Any:
     cfg = client.Configuration()
     cfg.host = host
     cfg.retries = False
+    cfg.connection_pool_maxsize = POOL_SIZE
     return client.ApiClient(cfg)
 
 

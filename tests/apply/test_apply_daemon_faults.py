@@ -290,6 +290,8 @@ def test_released_lease_is_taken_over_at_once(fake, kube):
     lease = fake.find("coordination.k8s.io", "leases", "kserve", "lease")
     assert lease["spec"]["holderIdentity"] == "" and lease["spec"]["leaseDurationSeconds"] == 1
     assert b.try_acquire_or_renew()  # no waiting out the 15 s lease
+    lease = fake.find("coordination.k8s.io", "leases", "kserve", "lease")
+    assert lease["spec"]["leaseTransitions"] == 1  # a hand-over counts, as client-go counts it
     assert not a.try_acquire_or_renew()
 
 
@@ -405,6 +407,20 @@ def test_watches_of_credentials_no_isvc_names_any_more_are_stopped(fake, kube):
     assert daemon.sources.accounts.forget_unused(cutoff) == 1
     assert [i.field_selector for i in daemon.sources.accounts.informers()] == ["metadata.name=new-sa"]
     wait_until(lambda: not old.thread.is_alive(), timeout=15)  # its watch ends with the stream
+
+
+def test_credential_watches_still_used_survive_resyncs(fake, kube):
+    """Found on the real API server: the cut-off for "unused" was one period before the jittered resync time,
+    which can fall after the last resync's reconciles, so every resync dropped and relisted every credential."""
+    fake.put(isvc("m"))
+    daemon = make_daemon(kube, fake, resync_seconds=0.5)
+    running(daemon)
+    wait_until(lambda: status_of(fake, "m").get("observedGeneration") == 1)
+    watches = (fake.watch_count("serviceaccounts"), fake.watch_count("secrets"))
+    resyncs = daemon.metrics.get("resyncs_total")
+    wait_until(lambda: daemon.metrics.get("resyncs_total") >= resyncs + 4)
+    assert (fake.watch_count("serviceaccounts"), fake.watch_count("secrets")) == watches
+    assert daemon.metrics.get("credential_watches_stopped_total") == 0
 
 
 def test_release_retries_when_the_lease_changed_under_it(fake, kube):
