@@ -53,6 +53,12 @@ INPUT_KINDS = frozenset(
 # localmodel controller and node agent own those; the daemon renders isvcs against the caches but applies none of it.
 CACHE_OBJECT_KINDS = frozenset({"PersistentVolume", "PersistentVolumeClaim", C.KIND_LOCAL_MODEL_NODE, "Job"})
 
+# Inputs every isvc of a namespace (or the cluster) is rendered with: one the compiler refuses is left out and
+# reported on itself, as an invalid ServingRuntime is (the isvcs it would have served then fail saying so)
+SHARED_INPUT_KINDS = frozenset(
+    {C.KIND_CSC, C.KIND_LOCAL_MODEL_CACHE, C.KIND_LOCAL_MODEL_NAMESPACE_CACHE, C.KIND_LOCAL_MODEL_NODE_GROUP}
+)
+
 Render = Callable[[Sequence[Obj], "Obj | None", str], list[Obj]]
 StatusUrls = Callable[[Obj, "Obj | None"], dict[str, Any]]
 
@@ -157,7 +163,7 @@ class Reconciler:
         runtimes, refused = self._selectable_runtimes(namespace, configmap)
         inputs = self._inputs(obj, runtimes, configmap)
         try:
-            out = self.render(inputs, configmap, f"<cluster>/{namespace}/{obj['kind']}/{name}")
+            out, inputs = self._render_contained(inputs, configmap, f"<cluster>/{namespace}/{obj['kind']}/{name}")
         except Exception as err:  # noqa: BLE001 - any render failure becomes a status condition
             self.metrics.inc("reconcile_total", result="render_error")
             message = _render_message(err)
@@ -173,6 +179,23 @@ class Reconciler:
             if o.get("kind") not in CACHE_OBJECT_KINDS
             and (o.get("kind") not in INPUT_KINDS or (o.get("kind"), *ident(o)) not in inputs_ids)
         ]
+
+    def _render_contained(self, inputs: list[Obj], configmap: Obj, source: str) -> tuple[list[Obj], list[Obj]]:
+        """Render; a shared input the compiler refuses (a LocalModelCache with an unknown field, say) is left out
+        with an Event on it, and the object rendered without it — one bad cache must not fail every isvc."""
+        try:
+            return self.render(inputs, configmap, source), inputs
+        except Exception as err:  # noqa: BLE001 - the caller reports whatever remains
+            refused = _refused_shared_inputs(err, inputs)
+            if not refused:
+                raise
+        for bad, problems in refused:
+            self.metrics.inc("invalid_inputs_total")
+            if self.is_leader():  # once per object and message (the recorder drops repeats)
+                self.events.event(bad, WARNING, "InvalidInput", f"left out of rendering: {problems}")
+        left_out = {id(bad) for bad, _ in refused}
+        kept = [o for o in inputs if id(o) not in left_out]
+        return self.render(kept, configmap, source), kept
 
     def _cache_inputs(self, namespace: str) -> list[Obj]:
         """The LocalModelCaches and node groups, and the LocalModelNamespaceCaches of ``namespace``."""
@@ -269,8 +292,26 @@ def _named_runtime(obj: Obj) -> str:
     return str((spec.get("model") or {}).get("runtime") or "")
 
 
+def _errors(err: Exception) -> list[Any]:
+    """The error-severity problems of a CompileError (its warnings say nothing about why it failed)."""
+    problems = getattr(err, "problems", None) or []
+    return [p for p in problems if getattr(p, "severity", "error") == "error"] or list(problems)
+
+
 def _render_message(err: Exception) -> str:
-    problems = getattr(err, "problems", None)
+    problems = _errors(err)
     if problems:
         return "; ".join(p.format() for p in problems)[:1000]
     return f"{type(err).__name__}: {err}"[:1000]
+
+
+def _refused_shared_inputs(err: Exception, inputs: Sequence[Obj]) -> list[tuple[Obj, str]]:
+    """The inputs of SHARED_INPUT_KINDS the problems of ``err`` name, each with what was said about it."""
+    said: dict[tuple[str, str], list[str]] = {}
+    for p in _errors(err):
+        said.setdefault((p.kind, p.name), []).append(f"{p.path}: {p.message}" if p.path else p.message)
+    return [
+        (o, "; ".join(said[(o["kind"], o["metadata"]["name"])])[:1000])
+        for o in inputs
+        if o.get("kind") in SHARED_INPUT_KINDS and (o.get("kind"), (o.get("metadata") or {}).get("name")) in said
+    ]

@@ -537,3 +537,30 @@ def test_pruned_children_do_not_requeue_and_foreign_deletes_do(fake, kube):
     assert daemon.metrics.get("reconcile_total", result="success") == 2  # the prune's DELETEs are our own
     kube.delete(kube.resource("apps/v1", "Deployment"), NS, "m-predictor")  # someone else's delete: it comes back
     wait_until(lambda: fake.names("apps", "deployments", NS) == ["m-predictor"])
+
+
+def test_a_local_model_cache_the_compiler_refuses_fails_no_isvc(fake, kube):
+    """Found on the real API server (the CRDs keep unknown fields; the compiler refuses them): one bad
+    LocalModelCache failed the render of every isvc in the cluster. It is left out now, with an Event on it."""
+    api = pytest.importorskip("kserve_compile.api")
+    fake.put(isvc("m"))
+    group = {"apiVersion": "serving.kserve.io/v1alpha1", "kind": "LocalModelNodeGroup", "metadata": {"name": "gpu"}}
+    group["spec"] = {
+        "storageLimit": "10Gi",
+        "persistentVolumeSpec": {"capacity": {"storage": "10Gi"}, "accessModes": ["ReadWriteOnce"]},
+        "persistentVolumeClaimSpec": {"resources": {"requests": {"storage": "10Gi"}}, "accessModes": ["ReadWriteOnce"]},
+    }
+    fake.put(group)
+    bad = {"apiVersion": "serving.kserve.io/v1alpha1", "kind": "LocalModelCache", "metadata": {"name": "bad"}}
+    bad["spec"] = {"sourceModelUri": "gs://b/other", "modelSize": "1Gi", "nodeGroups": ["gpu"], "futureField": 1}
+    fake.put(bad)
+    daemon = make_daemon(kube, fake, render=lambda o, c, s: api.render_objects(o, c, s))
+    daemon.reconciler.status_urls = api.isvc_status
+    sync(daemon)
+    assert fake.names("apps", "deployments", NS) == ["m-predictor"]
+    ready = {c["type"]: c for c in status_of(fake, "m")["conditions"]}["Ready"]
+    assert ready.get("reason") not in ("RenderFailed", "ApplyFailed"), ready
+    events = [r.body for r in fake.writes() if r.path.endswith("/events")]
+    assert [(e["reason"], e["involvedObject"]["name"]) for e in events] == [("InvalidInput", "bad")]
+    assert 'unknown field "futureField"' in events[0]["message"]
+    assert daemon.metrics.get("invalid_inputs_total") == 1

@@ -110,6 +110,22 @@ def test_a_users_label_requeues_and_drift_is_repaired(apiserver: ApiServer, ns: 
         assert {k: v - sent.get(k, 0) for k, v in daemon.kube.requests.items() if v != sent.get(k, 0)} == {}
 
 
+def test_drift_whose_event_was_missed_is_repaired_on_resync(apiserver: ApiServer, ns: str) -> None:
+    apiserver.apply(isvc("m", ns, minReplicas=2))
+    with running_daemon(apiserver, ns, resync_seconds=3.0) as daemon:
+        wait_until(lambda: converged(apiserver, ns, "m"), "the first status")
+        daemon.sources.record.needs_owner = lambda event, key, live: False  # as if the watch had missed it
+        scale = apiserver.resource_path("apps/v1", "Deployment", ns, "m-predictor") + "/scale"
+        apiserver.request("PATCH", scale, {"spec": {"replicas": 5}}, "application/merge-patch+json")
+        resyncs = daemon.metrics.get("resyncs_total")
+        wait_until(
+            lambda: apiserver.get("apps/v1", "Deployment", "m-predictor", ns)["spec"]["replicas"] == 2,
+            "the resync's repair",
+            timeout=30,
+        )
+        assert daemon.metrics.get("resyncs_total") > resyncs and daemon.metrics.get("drift_detected_total") == 1
+
+
 def test_a_restarted_daemon_writes_nothing(apiserver: ApiServer, ns: str) -> None:
     for name in ("a", "b"):
         apiserver.apply(isvc(name, ns))
