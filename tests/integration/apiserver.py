@@ -185,6 +185,9 @@ class ApiServer:
     server: str = ""
     etcd_url: str = ""
     version: tuple[int, int] = (0, 0)
+    extra_flags: list[str] = field(
+        default_factory=list
+    )  # more kube-apiserver flags, e.g. --etcd-compaction-interval=1s
     _owns_workdir: bool = True
 
     @classmethod
@@ -278,6 +281,7 @@ class ApiServer:
             "--endpoint-reconciler-type=none",
             "--allow-privileged=true",
             *versioned_flags(binary),
+            *self.extra_flags,
         ]
         self.processes.append(spawn("kube-apiserver", argv, self.workdir))
 

@@ -137,3 +137,19 @@ def test_the_deployment_controller_writes_status(controllers: ApiServer, kube_na
     controllers.wait_for(observed, 60, "the Deployment controller to observe generation 1")
     _, replicasets = controllers.request("GET", f"/apis/apps/v1/namespaces/{kube_namespace}/replicasets")
     assert [rs["metadata"]["ownerReferences"][0]["name"] for rs in replicasets["items"]] == ["x"]
+
+
+def test_extra_flags_reach_the_apiserver_here_etcd_compaction() -> None:
+    # --etcd-compaction-interval=1s: a LIST at a resourceVersion etcd has compacted away answers 410 Expired
+    server = ApiServer(require_assets(), extra_flags=["--etcd-compaction-interval=1s"])
+    with server:
+        cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"}}
+        old = server.apply(cm)["metadata"]["resourceVersion"]
+        server.apply({**cm, "data": {"k": "v"}})
+        path = f"/api/v1/namespaces/default/configmaps?resourceVersion={old}&resourceVersionMatch=Exact"
+
+        def expired() -> bool:
+            return server.request("GET", path, check=False)[0] == 410
+
+        server.wait_for(expired, 30, "etcd to compact the old revision")
+        assert server.request("GET", path, check=False)[1]["reason"] == "Expired"
