@@ -47,7 +47,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests" / "integration")]
 
-import apiserver as apiserver_module  # noqa: E402
 import yaml  # noqa: E402
 from apiserver import CRDS, ApiServer, AssetsError  # noqa: E402
 
@@ -232,11 +231,7 @@ def main() -> int:
     except AssetsError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    # the test fixture's /24 holds 254 Services; a later flag wins
-    flags = apiserver_module.versioned_flags
-    apiserver_module.versioned_flags = lambda binary: (
-        flags(binary) + ([f"--service-cluster-ip-range={SERVICE_RANGE}"] if binary.name == "kube-apiserver" else [])
-    )
+    server.extra_flags.append(f"--service-cluster-ip-range={SERVICE_RANGE}")  # the fixture's /24: 254 Services
     variants: list[tuple[str, Path]] = []
     with tempfile.TemporaryDirectory(prefix="daemon-bench-") as tmp, server:
         if args.baseline:

@@ -15,9 +15,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 
-import apiserver as apiserver_module
 import pytest
 from apiserver import CRDS, ROOT, ApiServer, free_port, require_assets
 from cluster_helpers import (
@@ -205,15 +203,9 @@ def etcd(server: ApiServer, call: str, body: dict) -> dict:
 
 
 @pytest.fixture
-def uncached(monkeypatch: pytest.MonkeyPatch) -> Iterator[ApiServer]:
+def uncached() -> Iterator[ApiServer]:
     """A server of its own whose watches go to etcd (--watch-cache=false), so a compaction reaches them."""
-    original = apiserver_module.versioned_flags
-
-    def flags(binary: Path) -> list[str]:
-        return original(binary) + (["--watch-cache=false"] if binary.name == "kube-apiserver" else [])
-
-    monkeypatch.setattr(apiserver_module, "versioned_flags", flags)
-    with ApiServer(require_assets()) as server:
+    with ApiServer(require_assets(), extra_flags=["--watch-cache=false"]) as server:
         server.apply_file(CRDS)
         install_config(server)
         yield server
