@@ -99,8 +99,8 @@ class Controller:
         """A worker loop: nothing before the sources may be reconciled from; then one key at a time.
 
         The worker with ``timer`` also enqueues everything on every resync period. (The first lists queued every
-        object already, and a new leader queues everything when it takes the Lease: one more resync here would
-        only race a worker that took the key a moment earlier into a second reconcile.)
+        object already, and a follower that takes the Lease queues everything it skipped: one more resync here
+        would only race a worker that took the key a moment earlier into a second reconcile.)
         """
         self.wait_until_ready()
         last_resync = self.ready_since or time.monotonic()
@@ -165,7 +165,8 @@ class Controller:
             self.metrics.set("is_leader", 1 if leader else 0)
             if leader and not was_leader:
                 log.info("acquired Lease %s/%s", self.cfg.lease_namespace, self.cfg.lease_name)
-                self.sources.resync()  # a new leader catches up on everything
+                if self.reconciler.skipped_while_following():
+                    self.sources.resync()  # a new leader catches up on what it skipped as a follower
             if was_leader and not leader:
                 log.error(
                     "leadership lost: %s; exiting so that the pod restarts as a follower",

@@ -11,6 +11,7 @@ condition and an Event, then ``ReconcileFailed`` so the controller retries the k
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -99,11 +100,28 @@ class Reconciler:
         self.record: AppliedRecord = sources.record
         self.live: LiveCache = sources.live
         self._runtime_verdicts: dict[tuple[str, str, str, str], str] = {}
+        self._leadership = threading.Lock()
+        self._skipped = False  # a key was skipped while this replica did not lead
+
+    def skipped_while_following(self) -> bool:
+        """Whether a key went unreconciled because this replica did not lead, since the last ask (then cleared).
+
+        The controller asks right after taking the Lease: only then does the new leader resync everything. A
+        leader from the start skipped nothing, and a resync then would only race the first reconciles."""
+        with self._leadership:
+            skipped, self._skipped = self._skipped, False
+            return skipped
+
+    def _leads(self) -> bool:
+        with self._leadership:  # read and noted under one lock: a skip is never missed by the next ask
+            leads = self.is_leader()
+            self._skipped = self._skipped or not leads
+            return leads
 
     # --- one key ----------------------------------------------------------------------------------
     def reconcile(self, item: Item) -> ApplyReport | None:
         obj = self.sources.get(item)
-        if obj is None or not self.is_leader():
+        if obj is None or not self._leads():
             return None
         configmap = self.sources.configmap()
         if configmap is None:

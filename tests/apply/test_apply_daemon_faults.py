@@ -564,3 +564,18 @@ def test_a_local_model_cache_the_compiler_refuses_fails_no_isvc(fake, kube):
     assert [(e["reason"], e["involvedObject"]["name"]) for e in events] == [("InvalidInput", "bad")]
     assert 'unknown field "futureField"' in events[0]["message"]
     assert daemon.metrics.get("invalid_inputs_total") == 1
+
+
+def test_a_leader_from_the_start_reconciles_each_isvc_once_and_a_follower_catches_up(fake, kube):
+    """Found on the real API server: taking the Lease at start resynced everything, racing the first reconciles
+    into a second one. Only a replica that skipped keys while following resyncs when it takes the Lease."""
+    fake.put(isvc("m"))
+    leader = make_daemon(kube, fake, leader_elect=True, lease_namespace="kserve", identity="a", retry_seconds=0.1)
+    running(leader)
+    wait_until(lambda: status_of(fake, "m").get("observedGeneration") == 1)
+    time.sleep(1.0)
+    assert leader.metrics.get("reconcile_total", result="success") == 1
+    follower = make_daemon(kube, fake, leader_elect=True, lease_namespace="kserve", identity="b", retry_seconds=0.1)
+    sync(follower)  # lists and works the queue as a follower: every key skipped
+    assert follower.metrics.get("reconcile_total", result="success") == 0
+    assert follower.reconciler.skipped_while_following() and not follower.reconciler.skipped_while_following()
