@@ -33,8 +33,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "apply")]
 from fakeapi import FakeApi  # noqa: E402
 from kc_manifests import shipped_configmap  # noqa: E402
 
-from kserve_compile.apply.engine import Applier, ApplyOptions  # noqa: E402
+from kserve_compile.apply.apply import Applier  # noqa: E402
 from kserve_compile.apply.kube import Kube, api_client_for_host  # noqa: E402
+from kserve_compile.apply.report import ApplyOptions  # noqa: E402
 from kserve_compile.durations import parse_duration  # noqa: E402
 
 

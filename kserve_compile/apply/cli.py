@@ -39,14 +39,12 @@ def _register_exits() -> None:
     errors, 2 for usage). Called when a command runs, so the kubernetes client loads only then."""
     from kubernetes.config.config_exception import ConfigException
 
-    from kserve_compile.apply.diffing import ManifestError
-    from kserve_compile.apply.engine import ApplySetError
+    from kserve_compile.apply.errors import ApplySetError
     from kserve_compile.apply.kube import ApiError, ClusterRefused, ClusterUnreachable
     from kserve_compile.durations import DurationError
 
     register_exit(DurationError, EXIT_USAGE, lambda e: f"error: {e}")
     register_exit(ConfigException, EXIT_USAGE, lambda e: f"error: cannot load cluster credentials: {e}")
-    register_exit(ManifestError, EXIT_INVALID)
     register_exit(ApplySetError, EXIT_INVALID)
     register_exit(ClusterUnreachable, EXIT_INVALID, lambda e: f"error: {getattr(e, 'message', e)}")
     register_exit(ClusterRefused, EXIT_INVALID, lambda e: f"error: {getattr(e, 'message', e)}")
@@ -72,14 +70,15 @@ def _seconds(flag: str, value: str) -> float:
         raise DurationError(f"{flag}: {err}") from None
 
 
-def _objects(files: list[str], rendered: bool, config: str | None) -> list[dict[str, Any]]:
+def _objects(files: list[str], rendered: bool, config: str | None, namespace: str) -> list[dict[str, Any]]:
+    """The objects to send: FILES as they are (``--rendered``), or rendered as ``render -n NAMESPACE`` would."""
     if rendered:
-        from kserve_compile.apply.diffing import load_manifests
+        from kserve_compile.apply.manifests import read_manifests
 
-        return load_manifests(files)
-    from kserve_compile.api import render_files
+        return read_manifests(files)
+    from kserve_compile.api import CompileOptions, render_result
 
-    return render_files(files, config_file=config)
+    return render_result(files, config, CompileOptions(namespace=None if namespace == "default" else namespace)).objects
 
 
 def _kube(server: str | None, kubeconfig: str | None, context: str | None, in_cluster: bool = False) -> Any:
@@ -123,7 +122,7 @@ def diff_command(
     kubeconfig: str | None = _KUBECONFIG,
     context: str | None = _CONTEXT,
     server: str | None = _SERVER,
-    output: str = typer.Option("text", "-o", "--output", help="text (unified diffs) or json (offline only)."),
+    output: str = typer.Option("text", "-o", "--output", help="text (unified diffs) or json (a list of objects)."),
 ) -> None:
     """Show what would change: two renders offline (A B), or FILES against the cluster (--cluster).
 
@@ -131,32 +130,56 @@ def diff_command(
     """
 
     def body() -> int:
-        from kserve_compile.apply import diffing
-
         if not cluster:  # render both sides (kserve_compile/cli/diff_offline.py)
             from kserve_compile.cli.diff_offline import offline_diff
 
             return offline_diff(files, config, None if namespace == "default" else namespace, output)
-        from kserve_compile.apply.engine import ApplyOptions, diff_cluster
-        from kserve_compile.apply.kube import ApiError
-
-        objects = _objects(files, rendered, config)
-        opts = ApplyOptions(field_manager=field_manager, namespace=namespace, applyset=_applyset_name(applyset))
-        try:
-            results, errors = diff_cluster(_kube(server, kubeconfig, context), objects, opts)
-        except ApiError as err:  # unreachable or refusing server: the diff itself failed (kubectl diff: > 1)
-            _err(f"error: {getattr(err, 'message', None) or err}")
-            return EXIT_DIFF_FAILED
-        for r in results:
-            if r.action != "unchanged":
-                typer.echo(diffing.unified(r.key, r.live, r.merged), nl=False)
-        for e in errors:
-            _err(f"error: {e}")
-        if errors:
-            return EXIT_DIFF_FAILED
-        return EXIT_INVALID if any(r.action != "unchanged" for r in results) else EXIT_OK
+        return _cluster_diff(
+            files, rendered, config, namespace, applyset, field_manager, output, server, kubeconfig, context
+        )
 
     _guard(body)
+
+
+def _cluster_diff(
+    files: list[str],
+    rendered: bool,
+    config: str | None,
+    namespace: str,
+    applyset: str,
+    field_manager: str,
+    output: str,
+    server: str | None,
+    kubeconfig: str | None,
+    context: str | None,
+) -> int:
+    """``diff --cluster`` (kserve_compile/apply/diff.py); every failure to compare exits 2, as ``kubectl diff``."""
+    from kserve_compile.apply.diff import diff_cluster
+    from kserve_compile.apply.kube import ApiError
+    from kserve_compile.apply.report import ApplyOptions
+    from kserve_compile.cli.exits import report
+    from kserve_compile.emit.diff import OUTPUTS, format_diffs
+    from kserve_compile.errors import CompileError, UsageError
+
+    if output not in OUTPUTS:
+        raise UsageError(f"-o/--output must be one of {', '.join(OUTPUTS)}, got {output!r}")
+    try:
+        objects = _objects(files, rendered, config, namespace)
+    except CompileError as exc:  # invalid input: the diff failed, it did not find changes
+        report(exc.problems)
+        return EXIT_DIFF_FAILED
+    opts = ApplyOptions(field_manager=field_manager, namespace=namespace, applyset=_applyset_name(applyset))
+    try:
+        result = diff_cluster(_kube(server, kubeconfig, context), objects, opts)
+    except ApiError as err:  # unreachable or refusing server: the diff itself failed (kubectl diff: > 1)
+        _err(f"error: {getattr(err, 'message', None) or err}")
+        return EXIT_DIFF_FAILED
+    typer.echo(format_diffs(result.diffs, output), nl=False)
+    for e in result.errors:
+        _err(f"error: {e}")
+    if result.errors:
+        return EXIT_DIFF_FAILED
+    return EXIT_INVALID if result.diffs else EXIT_OK
 
 
 def apply_command(
@@ -189,10 +212,12 @@ def apply_command(
         if dry_run not in ("none", "server"):
             _err(f"error: --dry-run must be none or server, got {dry_run!r}")
             return EXIT_USAGE
-        from kserve_compile.apply.engine import Applier, ApplyOptions, wait_for
+        from kserve_compile.apply.apply import Applier
+        from kserve_compile.apply.report import ApplyOptions
+        from kserve_compile.apply.wait import wait_for
 
         wait_seconds = _seconds("--timeout", timeout)
-        objects = _objects(files, rendered, config)
+        objects = _objects(files, rendered, config, namespace)
         kube = _kube(server, kubeconfig, context)
         opts = ApplyOptions(
             field_manager=field_manager,
@@ -219,10 +244,7 @@ def apply_command(
         if wait and not opts.dry_run:
             result = wait_for(kube, report.applied, wait_seconds, progress=lambda m: _err(m))
             if not result.ok:
-                bad = [
-                    f"{k}: {s.state} {s.message}".rstrip() for k, s in result.statuses.items() if s.state != "Current"
-                ]
-                _err(("timed out waiting for: " if result.timed_out else "failed: ") + "; ".join(bad))
+                _err(("timed out waiting for: " if result.timed_out else "failed: ") + "; ".join(result.not_ready()))
                 return EXIT_WAIT
         return EXIT_OK
 

@@ -6,7 +6,8 @@ subresources and watches of custom resources, so it builds paths itself from API
 sends them through ``ApiClient`` (auth, TLS and kubeconfig handling stay the official client's).
 
 Retries: 429 (honouring ``Retry-After``), 500/502/503/504 and dropped connections are retried with
-exponential backoff; everything else is raised as :class:`ApiError` at once. A server that cannot be
+exponential backoff, except a 500 that says the apply patch cannot be typed (``ApiError.is_untypable``);
+everything else is raised as :class:`ApiError` at once. A server that cannot be
 reached after every retry raises :class:`ClusterUnreachable`, one that refuses our credentials during
 discovery :class:`ClusterRefused`; both name the server and the kubeconfig context. Watches have a
 client-side read timeout and raise :class:`WatchBroken` when their stream fails mid-way (informer.py
@@ -28,6 +29,11 @@ from kserve_compile.apply.objects import Obj, split_api_version
 APPLY_PATCH = "application/apply-patch+yaml"
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+UNTYPABLE_PATCH = "failed to create typed patch object"
+# Connections kept open to the API server. The client's default (5 per CPU) is below what the daemon holds at once —
+# a watch per informer plus the workers' requests — so every request past it opened a new TLS connection and
+# dropped it ("Connection pool is full"). A bound, not an allocation.
+POOL_SIZE = 256
 
 
 @dataclass
@@ -44,6 +50,12 @@ class ApiError(Exception):
     def is_immutable(self) -> bool:
         texts = [self.message] + [str(c.get("message", "")) for c in self.causes]
         return self.status in (409, 422) and any("immutable" in t for t in texts)
+
+    @property
+    def is_untypable(self) -> bool:
+        """kube-apiserver's answer to an apply patch its schema cannot type (a string where a number belongs, a
+        field the server's version does not know): a 500, but a verdict on the input — retrying cannot help."""
+        return self.status == 500 and self.message.startswith(UNTYPABLE_PATCH)
 
     @property
     def is_conflict(self) -> bool:
@@ -134,6 +146,7 @@ def load_api_client(kubeconfig: str | None = None, context: str | None = None, i
     else:
         config.load_kube_config(config_file=kubeconfig, context=context, client_configuration=cfg)
     cfg.retries = False
+    cfg.connection_pool_maxsize = POOL_SIZE
     return client.ApiClient(cfg)
 
 
@@ -157,6 +170,7 @@ def api_client_for_host(host: str) -> Any:
     cfg = client.Configuration()
     cfg.host = host
     cfg.retries = False
+    cfg.connection_pool_maxsize = POOL_SIZE
     return client.ApiClient(cfg)
 
 
@@ -256,12 +270,12 @@ class Kube:
                     return resp.response
                 data = resp.read()
                 return json.loads(data) if data else None
-            data = resp.read()
-            if resp.status in RETRY_STATUSES and attempt + 1 < self.retry.attempts:
+            error = _api_error(resp.status, resp.reason, resp.read())
+            if resp.status in RETRY_STATUSES and not error.is_untypable and attempt + 1 < self.retry.attempts:
                 self.retry.sleep(self.retry.delay(attempt, resp.headers.get("Retry-After")))
                 attempt += 1
                 continue
-            raise _api_error(resp.status, resp.reason, data)
+            raise error
 
     def _send(
         self,

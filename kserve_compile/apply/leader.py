@@ -64,10 +64,11 @@ class LeaderElector:
             else:
                 cur = live.get("spec") or {}
                 holder = cur.get("holderIdentity")
-                if holder and holder != self.identity:
+                if holder != self.identity:  # taking it over: from another holder, or released ("")
                     renewed = parse_micro_time(cur["renewTime"]) if cur.get("renewTime") else 0.0
-                    if renewed + float(cur.get("leaseDurationSeconds") or self.lease_seconds) > now:
+                    if holder and renewed + float(cur.get("leaseDurationSeconds") or self.lease_seconds) > now:
                         return self._lost(f"the Lease is held by {holder!r} (renewed {cur.get('renewTime')})")
+                    # a transition whoever held it before, as client-go's tryAcquireOrRenew counts it
                     spec.update(acquireTime=micro_time(now), leaseTransitions=int(cur.get("leaseTransitions") or 0) + 1)
                 else:
                     spec.update(

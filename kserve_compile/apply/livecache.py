@@ -1,68 +1,19 @@
 """The daemon's view of live children, so that a resync with nothing changed sends no request.
 
 As controller-runtime's cached client and Flux's inventory do, the apply loop reads members and ApplySet
-parents from informer caches (watched by the ApplySet labels) instead of a GET and a LIST per GroupKind,
-and skips the server-side dry run for an object whose desired form is unchanged since it was last
-verified and whose live form still holds every field we send (``contains``). Anything else — a new
+parents from informer caches (watched by the ApplySet labels) instead of a GET and a LIST per GroupKind;
+with ``ownwrites.AppliedRecord`` it also skips the dry run of an object verified unchanged. Anything else — a new
 desired form, a field another writer changed, a kind the cluster does not serve — goes the long way
-(dry run, then apply only if it drifted).
-
-Kept write responses: ``AppliedRecord`` stores only (fingerprint of what we sent, resourceVersion of the
-server's answer) and compares resourceVersions for equality; the caches themselves are written only by
-their informers.
+(dry run, then apply only if it drifted). The caches are written only by their informers.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import threading
-from typing import Any
 
 from kserve_compile import constants as C
-from kserve_compile.apply.informer import InformerGroup, rv_of
+from kserve_compile.apply.informer import InformerGroup
 from kserve_compile.apply.objects import Obj, ObjKey, key_of
-
-
-def contains(live: Any, desired: Any) -> bool:
-    """True when every field of ``desired`` has the same value in ``live`` (lists: same length, item by item)."""
-    if isinstance(desired, dict):
-        return isinstance(live, dict) and all(k in live and contains(live[k], v) for k, v in desired.items())
-    if isinstance(desired, list):
-        return isinstance(live, list) and len(live) == len(desired) and all(map(contains, live, desired))
-    return bool(live == desired)
-
-
-def fingerprint(obj: Obj) -> str:
-    return hashlib.sha256(json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
-
-
-class AppliedRecord:
-    """Per object: what we last sent and the resourceVersion at which the server agreed with it."""
-
-    def __init__(self) -> None:
-        self._seen: dict[ObjKey, tuple[str, str]] = {}
-        self._lock = threading.Lock()
-
-    def verified(self, key: ObjKey, sent: Obj, live: Obj) -> None:
-        with self._lock:
-            self._seen[key] = (fingerprint(sent), rv_of(live))
-
-    def unchanged(self, key: ObjKey, sent: Obj, live: Obj) -> bool:
-        with self._lock:
-            seen = self._seen.get(key)
-        if seen is None or seen[0] != fingerprint(sent):
-            return False
-        return seen[1] == rv_of(live) or contains(live, sent)
-
-    def is_own_write(self, key: ObjKey, live: Obj) -> bool:
-        with self._lock:
-            seen = self._seen.get(key)
-        return seen is not None and seen[1] == rv_of(live)
-
-    def forget(self, key: ObjKey) -> None:
-        with self._lock:
-            self._seen.pop(key, None)
 
 
 class LiveCache:

@@ -1,5 +1,7 @@
 """``kserve-compile diff A B`` without ``--cluster``: render both sides and diff the rendered objects.
 
+The offline front end of the one diff core (``kserve_compile.emit.diff``; the cluster front end is ``apply/diff.py``).
+
 A side is a file, a directory, ``-``, or ``REV:path`` — ``path`` as Git has it at revision ``REV`` (``HEAD~1:models``,
 ``main:deploy/isvc.yaml``), read with ``git`` from the current directory's repository. Each side is rendered with the
 same ``--config``, ``-n`` and pass-through rules as ``render``; a side that is already rendered (an ``--output-dir``)
@@ -10,7 +12,6 @@ Exit codes as ``kubectl diff``: 0 no differences, 1 differences, 2 or more an er
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -23,13 +24,12 @@ from typing import Any
 from ..errors import CompileError, UsageError
 from .exits import EXIT_USAGE, report
 
-OUTPUTS = ("text", "json")
 _REV = re.compile(r"^(?P<rev>[^:\s]+):(?P<path>.*)$")
 
 
 def offline_diff(files: Sequence[str], config: str | None, namespace: str | None, output: str = "text") -> int:
     """Print the per-object diffs of two renders; the exit code (invalid input is 2, as any diff error)."""
-    from ..render_diff import diff_objects
+    from ..emit.diff import OUTPUTS, diff_objects, format_diffs
 
     if output not in OUTPUTS:
         raise UsageError(f"-o/--output must be one of {', '.join(OUTPUTS)} for an offline diff, got {output!r}")
@@ -43,10 +43,7 @@ def offline_diff(files: Sequence[str], config: str | None, namespace: str | None
         report(exc.problems)
         return EXIT_USAGE
     diffs = diff_objects(before, after)
-    if output == "json":
-        sys.stdout.write(json.dumps([d.as_json() for d in diffs], indent=2, sort_keys=True) + "\n")
-    else:
-        sys.stdout.write("".join(d.text for d in diffs))
+    sys.stdout.write(format_diffs(diffs, output))
     return 1 if diffs else 0
 
 

@@ -6,7 +6,8 @@ sorted and lists in their order, and nothing it writes depends on time.
 ``dump_yaml`` starts every document (the first too) with a ``---`` line, as ``helm template``
 does, so streams concatenate safely and ``kubectl apply -f -`` takes them as they are.
 ``dump_json`` prints one object as itself and several as a ``v1`` ``List``, like
-``kubectl get -o json``. ``explain`` writes the same YAML with each value's origin as a comment. ``write_output_dir`` writes ``kind[.group]_namespace_name.yaml`` files and
+``kubectl get -o json``. ``explain`` writes the same YAML with each value's origin as a comment; ``diff``, per-object unified diffs of two
+sets of objects (the offline and the cluster diff). ``write_output_dir`` writes ``kind[.group]_namespace_name.yaml`` files and
 a ``kustomization.yaml`` listing them in apply order (with ``sortOptions: {order: fifo}`` so kustomize keeps it).
 """
 
@@ -30,6 +31,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     # modules
+    "diff",
     "explain",
     "order",
     "yaml_text",

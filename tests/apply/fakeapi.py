@@ -121,15 +121,23 @@ class Fault:
         return self.dry_run is None or self.dry_run == (req.query.get("dryRun") == "All")
 
 
+def conflict_message(causes: list[dict[str, Any]]) -> str:
+    """kube-apiserver's 409 message for server-side apply conflicts (1.20, checked): one conflict on one line,
+    several grouped by manager, one field per line."""
+    if len(causes) == 1:
+        return f"Apply failed with 1 conflict: {causes[0]['message']}: {causes[0]['field']}"
+    by_manager: dict[str, list[str]] = {}
+    for c in causes:
+        by_manager.setdefault(c["message"].replace("conflict with", "conflicts with", 1), []).append(c["field"])
+    groups = "\n".join(f"{who}:" + "".join(f"\n- {f}" for f in fields) for who, fields in by_manager.items())
+    return f"Apply failed with {len(causes)} conflicts: {groups}"
+
+
 def _status_body(code: int, reason: str, message: str, causes: list[dict[str, Any]] | None = None) -> dict:
-    body: dict[str, Any] = {
-        "kind": "Status",
-        "apiVersion": "v1",
-        "status": "Failure",
-        "code": code,
-        "reason": reason,
-        "message": message,
-    }
+    body: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": code}
+    if reason:  # kube-apiserver leaves it out of some answers (an untypable apply patch)
+        body["reason"] = reason
+    body["message"] = message
     if causes:
         body["details"] = {"causes": causes}
     return body
@@ -483,23 +491,18 @@ class FakeApi:
         if live is not None and not force:
             causes = []
             for path, value in sorted(applied.items()):
-                for other, (_op, owned) in sorted(owners.items()):
+                for other, (op, owned) in sorted(owners.items()):
                     if other != manager and path in owned and _get(live, path) != value:
+                        using = f" using {live['apiVersion']}" if op == "Update" else ""
                         causes.append(
                             {
-                                "type": "FieldManagerConflict",
-                                "message": f'conflict with "{other}" using {live["apiVersion"]}',
+                                "reason": "FieldManagerConflict",
+                                "message": f'conflict with "{other}"{using}',
                                 "field": "." + ".".join(path),
                             }
                         )
             if causes:
-                raise ApiFailure(
-                    409,
-                    "Conflict",
-                    f"Apply failed with {len(causes)} conflict(s): "
-                    + "; ".join(f"{c['message']}: {c['field']}" for c in causes),
-                    causes,
-                )
+                raise ApiFailure(409, "Conflict", conflict_message(causes), causes)
         new = copy.deepcopy(live) if live is not None else {}
         previously = owners.get(manager, ("Apply", set()))[1]
         for path in previously - set(applied):
@@ -554,17 +557,13 @@ class FakeApi:
             result = self.oracle.apply(live, config, manager, force=force, subresource="status" if status_only else "")
         except OracleConflict as conflict:
             causes = [
-                {"type": "FieldManagerConflict", "message": c.message, "field": c.field} for c in conflict.conflicts
+                {"reason": "FieldManagerConflict", "message": c.message, "field": c.field} for c in conflict.conflicts
             ]
-            raise ApiFailure(409, "Conflict", str(conflict), causes) from None
+            raise ApiFailure(409, "Conflict", conflict_message(causes), causes) from None
         except OracleError as err:
-            # kube-apiserver answers a patch it cannot type (e.g. a keyed list item without its key) with 500
-            raise ApiFailure(
-                500,
-                "InternalError",
-                f"failed to create typed patch object "
-                f"({key[2]}/{key[3]}; {config['apiVersion']}, Kind={res[2]}): {err}",
-            ) from None
+            # kube-apiserver (1.20, checked) answers a patch it cannot type (a keyed list item without its key, a
+            # string where a number belongs, a field its version does not know) with 500 and no reason
+            raise ApiFailure(500, "", f"failed to create typed patch object: {err}") from None
         if live is not None and not status_only:
             self._check_immutable(key, res, live, result.object)
         code = 201 if live is None else 200

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import pathlib
 
 import typer
@@ -79,6 +80,11 @@ def test_apply_then_cluster_diff(fake, tmp_path):
     fake.clear_log()
     result = runner.invoke(app(), ["diff", "--cluster", changed, *args])
     assert result.exit_code == 1 and "+++ merged/Deployment.apps/ns/m-extra" in result.stdout
+    as_json = runner.invoke(app(), ["diff", "--cluster", changed, *args, "-o", "json"])
+    assert as_json.exit_code == 1
+    assert [(e["action"], e["kind"], e["name"]) for e in json.loads(as_json.stdout)] == [
+        ("added", "Deployment", "m-extra")
+    ]
     assert fake.writes() == []
 
 
@@ -212,3 +218,21 @@ def test_refusing_server_names_itself_and_diff_exits_2(fake, tmp_path):
     diffed = runner.invoke(app(), ["diff", "--cluster", files, "--rendered", "--server", fake.url, "-n", "ns"])
     assert diffed.exit_code == 2  # kubectl diff: above 1 means the diff itself failed, not "changes found"
     assert "refused the request: 401" in diffed.stderr and "internal error" not in diffed.stderr
+
+
+def test_apply_renders_into_the_namespace_it_is_given(fake, tmp_path):
+    isvc = {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": "m", "annotations": {"serving.kserve.io/deploymentMode": "Standard"}},
+        "spec": {"predictor": {"model": {"modelFormat": {"name": "sklearn"}, "storageUri": "gs://b/m"}}},
+    }
+    files = write(tmp_path / "isvc.yaml", [isvc])
+    result = runner.invoke(app(), ["apply", files, "--server", fake.url, "-n", "prod", "--applyset", "m"])
+    assert result.exit_code == 0, result.output
+    assert fake.names("apps", "deployments", "prod") == ["m-predictor"]  # as `render -n prod`, not in default
+    assert fake.names("apps", "deployments", "default") == []
+    isvc["metadata"]["namespace"] = "default"
+    files = write(tmp_path / "isvc.yaml", [isvc])
+    mismatch = runner.invoke(app(), ["apply", files, "--server", fake.url, "-n", "prod"])
+    assert mismatch.exit_code == 1 and "does not match --namespace prod" in mismatch.stderr

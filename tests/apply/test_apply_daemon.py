@@ -9,7 +9,8 @@ import urllib.request
 import pytest
 from kc_manifests import isvc_set, shipped_configmap
 
-from kserve_compile.apply.daemon import Daemon, DaemonConfig, Metrics, _http_server
+from kserve_compile.apply.daemon import Daemon, DaemonConfig, Metrics
+from kserve_compile.apply.endpoints import http_server
 from kserve_compile.apply.informer import Informer
 from kserve_compile.apply.leader import LeaderElector
 from kserve_compile.apply.objects import applyset_id
@@ -69,7 +70,7 @@ def make_daemon(kube, fake=None, render=fake_render, **cfg) -> Daemon:
 
 def sync(daemon: Daemon) -> int:
     """What the informers' watches would do, synchronously: list everything, then work the queue."""
-    for informer in daemon.fixed:
+    for informer in daemon.sources.fixed:
         informer.relist()
     return daemon.drain()
 
@@ -240,7 +241,7 @@ def test_status_becomes_ready_and_own_status_events_are_ignored(fake, kube):
     conds = {c["type"]: c for c in fake.find("serving.kserve.io", "inferenceservices", NS, "m")["status"]["conditions"]}
     assert conds["Ready"]["status"] == "True" and conds["PredictorReady"]["status"] == "True"
     # a MODIFIED event carrying only our status write does not requeue the isvc
-    daemon._on_isvc("MODIFIED", fake.find("serving.kserve.io", "inferenceservices", NS, "m"))
+    daemon.sources.isvcs.parts[0].handler("MODIFIED", fake.find("serving.kserve.io", "inferenceservices", NS, "m"))
     assert len(daemon.queue) == 0
 
 
@@ -249,7 +250,7 @@ def test_noop_resync_of_ten_isvcs_sends_no_request(fake, kube):
         fake.put(isvc(f"m{i}"))
     daemon = make_daemon(kube, fake)
     assert sync(daemon) == 10
-    for informer in daemon.fixed:  # the watches catch up with what the daemon wrote
+    for informer in daemon.sources.fixed:  # the watches catch up with what the daemon wrote
         informer.relist()
     daemon.drain()  # children's events re-check their owners once
     fake.clear_log()
@@ -272,7 +273,7 @@ def test_resync_restores_drift(fake, kube):
         "m-predictor",
         lambda o: o["spec"]["template"]["spec"]["containers"][0].__setitem__("image", "evil"),
     )
-    for informer in daemon.fixed:
+    for informer in daemon.sources.fixed:
         informer.relist()
     daemon.resync()
     daemon.drain()
@@ -305,7 +306,7 @@ def test_runtime_change_requeues_isvcs_in_its_namespace(fake, kube):
     fake.put(isvc("other", ns="elsewhere"))
     daemon = make_daemon(kube, fake)
     sync(daemon)
-    daemon._on_runtime("ADDED", {"metadata": {"name": "rt", "namespace": NS}})
+    daemon.sources.runtimes.parts[0].handler("ADDED", {"metadata": {"name": "rt", "namespace": NS}})
     assert daemon.queue.get(timeout=0) == ("isvc", NS, "m") and len(daemon.queue) == 0
 
 
@@ -320,7 +321,7 @@ def _get(url: str) -> tuple[int, str]:
 def test_health_ready_metrics_endpoints(fake, kube):
     fake.put(isvc("m"))
     daemon = make_daemon(kube, fake)
-    server = _http_server("127.0.0.1:0", daemon)
+    server = http_server("127.0.0.1:0", daemon.probes())
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     base = f"http://127.0.0.1:{server.server_address[1]}"
@@ -344,7 +345,7 @@ def test_end_to_end_with_the_real_renderer(fake, kube):
     api = pytest.importorskip("kserve_compile.api", reason="the renderer (kserve_compile.api) is not in this tree")
     fake.put(isvc("m", transformer=True))
     daemon = make_daemon(kube, fake, render=lambda o, c, s: api.render_objects(o, c, s))
-    daemon.status_urls = api.isvc_status
+    daemon.reconciler.status_urls = api.isvc_status
     sync(daemon)
     with_transformer = set(fake.names("apps", "deployments", NS))
     assert with_transformer == {"m-predictor", "m-transformer"}
@@ -381,8 +382,8 @@ def test_llm_inference_service_end_to_end(fake, kube):
     api = pytest.importorskip("kserve_compile.api", reason="the renderer (kserve_compile.api) is not in this tree")
     fake.put(llmisvc("llm", router={"scheduler": {}, "route": {}, "gateway": {}}))
     daemon = make_daemon(kube, fake, render=lambda o, c, s: api.render_objects(o, c, s))
-    daemon.status_urls = api.isvc_status
-    assert daemon.llms.parts and daemon.llm_configs.parts
+    daemon.reconciler.status_urls = api.isvc_status
+    assert daemon.sources.llms.parts and daemon.sources.llm_configs.parts
     sync(daemon)
     assert set(fake.names("apps", "deployments", NS)) == {"llm-kserve", "llm-kserve-router-scheduler"}
     assert fake.names("inference.networking.k8s.io", "inferencepools", NS) == ["llm-inference-pool"]
@@ -434,5 +435,32 @@ def test_daemon_runs_without_llm_crds(fake, kube, monkeypatch):
 
     monkeypatch.setattr(kube, "resource", no_llm)
     daemon = make_daemon(kube)
-    assert not daemon.llms.parts and not daemon.llm_configs.parts
-    assert not any("LLMInferenceService" in informer.name for informer in daemon.informers())
+    assert not daemon.sources.llms.parts and not daemon.sources.llm_configs.parts
+    assert not any("LLMInferenceService" in informer.name for informer in daemon.sources.informers())
+
+
+def test_only_spec_or_metadata_changes_queue_an_isvc_again(fake, kube):
+    """GenerationChangedPredicate | LabelChangedPredicate | AnnotationChangedPredicate, as controller-runtime."""
+    fake.put(isvc("m"))
+    daemon = make_daemon(kube, fake)
+    sync(daemon)
+    handler = daemon.sources.isvcs.parts[0].handler
+    isvcs = ("serving.kserve.io", "inferenceservices", NS, "m")
+
+    def queued_after(mutate, manager="kubectl", subresource="") -> bool:
+        fake.update(*isvcs, mutate, manager=manager, subresource=subresource)
+        handler("MODIFIED", fake.find(*isvcs))
+        item = daemon.queue.get(timeout=0)
+        if item is not None:
+            daemon.queue.done(item)
+        return item == ("isvc", NS, "m")
+
+    assert not queued_after(lambda o: o["status"].update(url="http://x"), "kserve-compile-status", "status")
+    assert queued_after(lambda o: o["metadata"].setdefault("labels", {}).update(team="a"))
+    assert queued_after(lambda o: o["metadata"].setdefault("annotations", {}).update(note="b"))
+    assert queued_after(lambda o: o["spec"]["predictor"]["model"].update(storageUri="gs://b/m2"))
+    assert fake.find(*isvcs)["metadata"]["generation"] == 2  # the spec change bumped it
+    assert not queued_after(lambda o: o["status"].update(url="http://y"), "kserve-compile-status", "status")
+    recreated = fake.find(*isvcs) | {"metadata": {**fake.find(*isvcs)["metadata"], "uid": "another"}}
+    handler("MODIFIED", recreated)  # deleted and created again between two events
+    assert daemon.queue.get(timeout=0) == ("isvc", NS, "m")

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from kserve_compile import constants as C
-from kserve_compile.apply import rbac
+from kserve_compile.apply import crds, rbac
 from kserve_compile.apply.daemon import PERMISSIONS, Daemon, DaemonConfig
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -61,7 +61,8 @@ def test_rbac_grants_exactly_the_table_and_nothing_wider():
 def test_every_informer_the_daemon_runs_is_granted(fake, kube):
     table = {(g, r): set(v) for g, r, v in PERMISSIONS}
     daemon = Daemon(kube, DaemonConfig(leader_elect=False))
-    for informer in daemon.fixed + [daemon._named("Secret", "ns", "s"), daemon._named("ServiceAccount", "ns", "a")]:
+    named = [daemon.sources.named("Secret", "ns", "s"), daemon.sources.named("ServiceAccount", "ns", "a")]
+    for informer in daemon.sources.fixed + named:
         assert {"list", "watch"} <= table[(informer.res.group, informer.res.plural)], informer.name
     for api_version, kind in rbac.CHILD_KINDS:
         use = next(u for u in rbac.USES if (u.api_version, u.kind) == (api_version, kind))
@@ -99,16 +100,50 @@ def test_bindings_and_deployment_reference_the_service_account():
     assert {"name": "tmp", "mountPath": "/tmp"} in container["volumeMounts"]
 
 
-def test_crds_cover_the_watched_kinds_with_status_subresource():
-    crds = {d["spec"]["names"]["kind"]: d for d in docs("crds/crds.yaml")}
-    assert set(crds) == {"InferenceService", "InferenceGraph", "ServingRuntime", "ClusterServingRuntime"}
-    isvc = crds["InferenceService"]["spec"]["versions"][0]
-    assert isvc["name"] == "v1beta1" and isvc["subresources"] == {"status": {}}
+def test_crd_file_is_generated_from_the_table():
+    assert (DEPLOY / "crds" / "crds.yaml").read_text() == crds.render(), (
+        "deploy/crds/crds.yaml is stale: python -m kserve_compile.apply.crds > deploy/crds/crds.yaml"
+    )
+
+
+def test_crds_cover_every_kserve_kind_the_daemon_reads_or_a_user_creates():
+    served = {d["spec"]["names"]["kind"]: d for d in docs("crds/crds.yaml")}
+    read = {u.kind for u in rbac.USES if u.group == "serving.kserve.io"}
+    assert read <= set(served), f"no CRD for {read - set(served)}"
+    assert set(served) == read | {"TrainedModel", "LocalModelNode"}
+    read_at = {u.kind: u.api_version for u in rbac.USES}  # the version the daemon reads each kind at
+    for kind, crd in served.items():
+        assert crd["metadata"]["name"] == f"{crd['spec']['names']['plural']}.serving.kserve.io"
+        (version,) = crd["spec"]["versions"]  # one served version: no conversion webhook in this install
+        assert f"serving.kserve.io/{version['name']}" == read_at.get(kind, "serving.kserve.io/v1alpha1"), kind
+
+
+def test_crds_have_kserves_scope_and_status_subresource():
+    served = {d["spec"]["names"]["kind"]: d for d in docs("crds/crds.yaml")}
+    cluster = {k for k, d in served.items() if d["spec"]["scope"] == "Cluster"}
+    assert cluster == {
+        "ClusterServingRuntime",
+        "ClusterStorageContainer",
+        "LocalModelCache",
+        "LocalModelNodeGroup",
+        "LocalModelNode",
+    }
+    with_status = {k for k, d in served.items() if d["spec"]["versions"][0].get("subresources") == {"status": {}}}
+    assert with_status == {
+        "InferenceService",
+        "InferenceGraph",
+        "TrainedModel",
+        "LLMInferenceService",
+        "LLMInferenceServiceConfig",
+        "LocalModelCache",
+        "LocalModelNamespaceCache",
+        "LocalModelNode",
+    }
+    isvc = served["InferenceService"]["spec"]["versions"][0]
     conditions = isvc["schema"]["openAPIV3Schema"]["properties"]["status"]["properties"]["conditions"]
     assert conditions["x-kubernetes-list-type"] == "map" and conditions["x-kubernetes-list-map-keys"] == ["type"]
-    assert crds["ClusterServingRuntime"]["spec"]["scope"] == "Cluster"
-    for crd in crds.values():
-        assert crd["metadata"]["name"] == f"{crd['spec']['names']['plural']}.serving.kserve.io"
+    csc = served["ClusterStorageContainer"]["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]
+    assert csc["disabled"] == {"type": "boolean"}  # beside spec, as KServe's: the API server would prune it
 
 
 def test_builtin_kinds_validate_against_kubernetes_schemas():
@@ -140,7 +175,7 @@ def _kustomize(overlay: str) -> list[dict]:
 
 def test_overlay_standalone_installs_crds_namespace_and_config():
     kinds = sorted(d["kind"] for d in _kustomize("standalone"))
-    assert kinds.count("CustomResourceDefinition") == 4
+    assert kinds.count("CustomResourceDefinition") == len(crds.TABLE)
     assert {"Namespace", "ConfigMap", "Deployment", "ClusterRole", "Role"} <= set(kinds)
 
 

@@ -41,7 +41,7 @@ ALLOWED: dict[str, set[str]] = {
 }
 BASE_MODULES = ("errors", "constants", "datacopy", "_datacopy_c", "gcpause", "embedded", "durations")
 BASE_PACKAGES = ("provenance", "kube", "gotemplate")
-DRIVER_MODULES = ("driver", "krm", "api", "render_diff")
+DRIVER_MODULES = ("driver", "krm", "api")
 OUTSIDE = {"router": "router", "server": "server"}  # the data plane: graph run serves a graph with the router
 
 

@@ -6,7 +6,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from kserve_compile.render_diff import diff_objects
+from kserve_compile.emit.diff import diff_objects
 from tests.commands.test_cli import EXAMPLE, run
 
 ROOT = Path(__file__).resolve().parents[2]
