@@ -280,7 +280,7 @@ def test_the_daemon_renders_with_its_setting() -> None:
     def rendered(pod_webhook: str) -> list[dict[str, Any]]:
         kube = SimpleNamespace(resource=lambda api_version, kind: (api_version, kind))  # informers are made, not run
         daemon = Daemon(kube, DaemonConfig(leader_elect=False, pod_webhook=pod_webhook))  # type: ignore[arg-type]
-        return _services(daemon.render(objects, None, "<cluster>"))
+        return _services(daemon.reconciler.render(objects, None, "<cluster>"))
 
     assert "initContainers" in rendered("inline")[0]["spec"]["template"]["spec"]
     assert "initContainers" not in rendered("cluster")[0]["spec"]["template"]["spec"]
