@@ -9,6 +9,7 @@ failed or timed out. Errors are matched by exception class in the CLI's one tabl
 durations (``90s``, ``5m``, ``1h``; ``kserve_compile.durations``).
 """
 
+import os
 import sys
 from collections.abc import Callable
 from functools import cache
@@ -23,10 +24,11 @@ from kserve_compile.cli.exits import (
     EXIT_OK,
     EXIT_USAGE,
     EXIT_WAIT,
+    ErrorFormat,
     guarded,
     register_exit,
 )
-from kserve_compile.cli.options import POD_WEBHOOK, PodWebhook
+from kserve_compile.cli.options import ERROR_FORMAT, POD_WEBHOOK, QUIET, PodWebhook
 
 
 def _err(message: str) -> None:
@@ -51,14 +53,29 @@ def _register_exits() -> None:
     register_exit(ApiError, EXIT_INVALID, lambda e: f"error from the API server: {e}")
 
 
-def _guard(body: Callable[[], int]) -> None:
+def _guard(body: Callable[[], int], error_format: ErrorFormat = ErrorFormat.text, quiet: bool = False) -> None:
     """Run a command body through the CLI's one guard (every failure → an exit code and a line, never a traceback)."""
 
     def run() -> int:
         _register_exits()
         return body()
 
-    guarded(run)
+    guarded(run, error_format, quiet)
+
+
+def _check_kubeconfig(kubeconfig: str | None) -> None:
+    """Say which kubeconfig was looked for when there is none (the client's own error names no path)."""
+    from kserve_compile.errors import UsageError
+
+    if kubeconfig is not None:
+        if not os.path.isfile(kubeconfig):
+            raise UsageError(f"--kubeconfig {kubeconfig}: no such file")
+        return
+    paths = [p for p in os.environ.get("KUBECONFIG", "").split(os.pathsep) if p]
+    looked = paths or [os.path.expanduser("~/.kube/config")]
+    if not any(os.path.isfile(p) for p in looked):
+        where = f"$KUBECONFIG ({os.environ['KUBECONFIG']})" if paths else looked[0]
+        raise UsageError(f"no kubeconfig: {where} does not exist and this is not a pod in a cluster; pass --kubeconfig")
 
 
 def _seconds(flag: str, value: str) -> float:
@@ -84,6 +101,8 @@ def _objects(files: list[str], rendered: bool, config: str | None, namespace: st
 def _kube(server: str | None, kubeconfig: str | None, context: str | None, in_cluster: bool = False) -> Any:
     from kserve_compile.apply import kube
 
+    if not server and not in_cluster:
+        _check_kubeconfig(kubeconfig)
     if server:
         return kube.Kube(kube.api_client_for_host(server))
     if in_cluster:
@@ -123,6 +142,8 @@ def diff_command(
     context: str | None = _CONTEXT,
     server: str | None = _SERVER,
     output: str = typer.Option("text", "-o", "--output", help="text (unified diffs) or json (a list of objects)."),
+    error_format: ErrorFormat = ERROR_FORMAT,
+    quiet: bool = QUIET,
 ) -> None:
     """Show what would change: two renders offline (A B), or FILES against the cluster (--cluster).
 
@@ -133,12 +154,14 @@ def diff_command(
         if not cluster:  # render both sides (kserve_compile/cli/diff_offline.py)
             from kserve_compile.cli.diff_offline import offline_diff
 
-            return offline_diff(files, config, None if namespace == "default" else namespace, output)
+            ns = None if namespace == "default" else namespace
+            return offline_diff(files, config, ns, output, error_format, quiet)
         return _cluster_diff(
-            files, rendered, config, namespace, applyset, field_manager, output, server, kubeconfig, context
-        )
+            files, rendered, config, namespace, applyset, field_manager, output, server, kubeconfig, context,
+            error_format,
+        )  # fmt: skip
 
-    _guard(body)
+    _guard(body, error_format, quiet)
 
 
 def _cluster_diff(
@@ -152,6 +175,7 @@ def _cluster_diff(
     server: str | None,
     kubeconfig: str | None,
     context: str | None,
+    error_format: ErrorFormat = ErrorFormat.text,
 ) -> int:
     """``diff --cluster`` (kserve_compile/apply/diff.py); every failure to compare exits 2, as ``kubectl diff``."""
     from kserve_compile.apply.diff import diff_cluster
@@ -166,7 +190,7 @@ def _cluster_diff(
     try:
         objects = _objects(files, rendered, config, namespace)
     except CompileError as exc:  # invalid input: the diff failed, it did not find changes
-        report(exc.problems)
+        report(exc.problems, error_format)
         return EXIT_DIFF_FAILED
     opts = ApplyOptions(field_manager=field_manager, namespace=namespace, applyset=_applyset_name(applyset))
     try:
@@ -205,6 +229,8 @@ def apply_command(
     kubeconfig: str | None = _KUBECONFIG,
     context: str | None = _CONTEXT,
     server: str | None = _SERVER,
+    error_format: ErrorFormat = ERROR_FORMAT,
+    quiet: bool = QUIET,
 ) -> None:
     """Server-side apply the rendered objects in stages; optionally prune and wait for readiness."""
 
@@ -228,7 +254,7 @@ def apply_command(
             recreate_on_immutable=recreate_on_immutable,
             applyset=_applyset_name(applyset),
             namespace=namespace,
-            progress=lambda m: _err(m),
+            progress=(lambda m: None) if quiet else (lambda m: _err(m)),
         )
         report = Applier(kube, opts).run(objects)
         for change in report.changes:
@@ -240,15 +266,16 @@ def apply_command(
             _err(f"error: {e}")
         if not report.ok:
             return EXIT_INVALID
-        typer.echo(f"apply: {report.summary()}")
+        if not quiet:
+            typer.echo(f"apply: {report.summary()}")
         if wait and not opts.dry_run:
-            result = wait_for(kube, report.applied, wait_seconds, progress=lambda m: _err(m))
+            result = wait_for(kube, report.applied, wait_seconds, progress=(lambda m: None) if quiet else _err)
             if not result.ok:
                 _err(("timed out waiting for: " if result.timed_out else "failed: ") + "; ".join(result.not_ready()))
                 return EXIT_WAIT
         return EXIT_OK
 
-    _guard(body)
+    _guard(body, error_format, quiet)
 
 
 def daemon_command(

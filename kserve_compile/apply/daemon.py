@@ -14,12 +14,14 @@ controller-runtime's shape (apply_ecosystem.md §5), one module per part:
 
 from __future__ import annotations
 
+import errno
 import functools
 import logging
 import signal
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from kserve_compile.apply.controller import Controller
 from kserve_compile.apply.endpoints import Probes, http_server
@@ -100,7 +102,10 @@ class Daemon:
     # --- running ------------------------------------------------------------------------------------
     def serve(self, health_addr: str, metrics_addr: str) -> int:
         """Run until stopped (SIGTERM/SIGINT or lost leadership); returns the exit code (1 when the Lease was lost)."""
-        servers = [http_server(health_addr, self.probes()), http_server(metrics_addr, self.probes())]
+        servers = [
+            _listen("--health-addr", health_addr, self.probes()),
+            _listen("--metrics-addr", metrics_addr, self.probes()),
+        ]
         for s in servers:
             threading.Thread(target=s.serve_forever, daemon=True).start()
         if threading.current_thread() is threading.main_thread():
@@ -118,3 +123,14 @@ class Daemon:
         for s in servers:
             s.shutdown()
         return 1 if self.controller.lost.is_set() else 0
+
+
+def _listen(flag: str, addr: str, probes: Probes) -> Any:
+    """The endpoint's server; an address that cannot be bound is a usage error naming the flag (exit 2)."""
+    from kserve_compile.errors import UsageError
+
+    try:
+        return http_server(addr, probes)
+    except OSError as exc:
+        reason = "the address is in use" if exc.errno == errno.EADDRINUSE else (exc.strerror or str(exc))
+        raise UsageError(f"{flag} {addr}: cannot listen: {reason}") from None

@@ -147,7 +147,23 @@ def load_api_client(kubeconfig: str | None = None, context: str | None = None, i
         config.load_kube_config(config_file=kubeconfig, context=context, client_configuration=cfg)
     cfg.retries = False
     cfg.connection_pool_maxsize = POOL_SIZE
+    if not cfg.verify_ssl:
+        _insecure_once(cfg.host)
     return client.ApiClient(cfg)
+
+
+def _insecure_once(host: str) -> None:
+    """One line when TLS verification is off, instead of urllib3's InsecureRequestWarning on every request."""
+    import sys
+    import warnings
+
+    import urllib3
+
+    warnings.filterwarnings("ignore", category=urllib3.exceptions.InsecureRequestWarning)
+    sys.stderr.write(
+        f"warning: TLS certificate verification is off for {host} (insecure-skip-tls-verify in the kubeconfig): "
+        "the API server is not authenticated\n"
+    )
 
 
 def current_context(kubeconfig: str | None, context: str | None) -> str:

@@ -21,13 +21,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import CompileError, UsageError
-from .exits import EXIT_USAGE, report
+from ..errors import CompileError, Problem, UsageError
+from .exits import EXIT_USAGE, ErrorFormat, report
 
 _REV = re.compile(r"^(?P<rev>[^:\s]+):(?P<path>.*)$")
 
 
-def offline_diff(files: Sequence[str], config: str | None, namespace: str | None, output: str = "text") -> int:
+def offline_diff(
+    files: Sequence[str],
+    config: str | None,
+    namespace: str | None,
+    output: str = "text",
+    error_format: ErrorFormat = ErrorFormat.text,
+    quiet: bool = False,
+) -> int:
     """Print the per-object diffs of two renders; the exit code (invalid input is 2, as any diff error)."""
     from ..emit.diff import OUTPUTS, diff_objects, format_diffs
 
@@ -38,29 +45,33 @@ def offline_diff(files: Sequence[str], config: str | None, namespace: str | None
             "offline diff takes exactly two paths (A B; a path may be REV:path); use --cluster to compare with a cluster"
         )
     try:
-        before, after = (_render_side(side, config, namespace) for side in files)
+        (before, early), (after, late) = (_render_side(side, config, namespace) for side in files)
     except CompileError as exc:
-        report(exc.problems)
+        report([p for p in exc.problems if p.severity == "error" or not quiet], error_format)
         return EXIT_USAGE
+    if not quiet:
+        report(early + late, error_format)
     diffs = diff_objects(before, after)
     sys.stdout.write(format_diffs(diffs, output))
     return 1 if diffs else 0
 
 
-def _render_side(side: str, config: str | None, namespace: str | None) -> list[dict[str, Any]]:
+def _render_side(side: str, config: str | None, namespace: str | None) -> tuple[list[dict[str, Any]], list[Problem]]:
     from ..driver import CompileOptions, compile
     from ..inputs.gather import read_inputs
 
     options = CompileOptions(namespace=namespace)
     match = _REV.match(side)
     if side == "-" or os.path.exists(side) or not match:
-        return compile(read_inputs([side], config), options).objects
+        result = compile(read_inputs([side], config), options)
+        return result.objects, result.warnings
     with tempfile.TemporaryDirectory(prefix="kserve-compile-diff-") as tmp:
         root = _checkout(match["rev"], match["path"], Path(tmp))
         docs = read_inputs([str(root)], config)
         for doc in docs:  # name files as the user wrote them, not by the temporary copy
             doc.file = doc.file.replace(str(root), side.rstrip("/"), 1)
-        return compile(docs, options).objects
+        result = compile(docs, options)
+        return result.objects, result.warnings
 
 
 def _git(*args: str) -> bytes:

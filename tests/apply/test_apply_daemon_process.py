@@ -202,3 +202,40 @@ def test_probes_fail_while_an_informer_cannot_recover_and_pass_again(fake, start
     assert "has not recovered" in daemon.get("/healthz")[1] and "etcd unavailable" in daemon.get("/healthz")[1]
     outage.times = 0
     wait_until(lambda: daemon.get("/readyz") == (200, "ok\n") and daemon.get("/healthz") == (200, "ok\n"), timeout=30)
+
+
+def test_a_busy_health_address_is_a_usage_error_naming_the_flag(fake, tmp_path):
+    fake.put(shipped_configmap("Standard"))
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        cmd = [sys.executable, "-m", "kserve_compile.apply.cli", "daemon", "--server", fake.url, "--no-leader-elect"]
+        cmd += ["--health-addr", f"127.0.0.1:{port}", "--metrics-addr", f"127.0.0.1:{_free_port()}"]
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2, done.stderr
+    assert f"error: --health-addr 127.0.0.1:{port}: cannot listen: the address is in use" in done.stderr
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_tls_verification_off_is_said_once_not_per_request(fake, tmp_path):
+    """A kubeconfig with insecure-skip-tls-verify: one line, no InsecureRequestWarning per request."""
+    import warnings
+
+    import urllib3
+
+    from kserve_compile.apply import kube
+
+    kubeconfig = tmp_path / "config"
+    kubeconfig.write_text(
+        "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
+        "clusters: [{name: k, cluster: {server: 'https://127.0.0.1:1', insecure-skip-tls-verify: true}}]\n"
+        "contexts: [{name: c, context: {cluster: k, user: u}}]\nusers: [{name: u, user: {token: t}}]\n"
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        client = kube.load_api_client(str(kubeconfig))
+        assert client.configuration.verify_ssl is False
+        warnings.warn("probe", urllib3.exceptions.InsecureRequestWarning, stacklevel=1)
+    assert not [w for w in caught if issubclass(w.category, urllib3.exceptions.InsecureRequestWarning)]

@@ -252,6 +252,7 @@ PIPED_COMMANDS = {
     "render -o json": ["render", "{many}", "-o", "json"],
     "status": ["status", "{many}", "-o", "json"],
     "explain": ["explain", "{many}"],
+    "diff": ["diff", "{empty}", "{many}"],
     "fn": ["fn"],
     "migrate --dry-run": ["migrate", "--dry-run", "{legacy}"],
 }
