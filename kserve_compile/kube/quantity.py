@@ -6,8 +6,10 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation, localcontext
 from functools import lru_cache
+from typing import Any
 
 from ..errors import InputError
+from ..provenance import with_origin_of
 
 _SUFFIXES = {
     "": Decimal(1),
@@ -138,3 +140,21 @@ def requirements(
             )
         out[group][name] = canonical_quantity(value)
     return out
+
+
+def quantities_as_strings(pod_spec: Any) -> None:
+    """The numbers among a pod spec's container resources written as the quantity strings Kubernetes serves
+    (``cpu: 6`` → ``"6"``), in place: KServe's controller holds them as ``resource.Quantity``, and server-side apply
+    refuses a number where the schema has a string."""
+    if not isinstance(pod_spec, dict):
+        return
+    for key in ("containers", "initContainers"):
+        for container in pod_spec.get(key) or ():
+            resources = container.get("resources") if isinstance(container, dict) else None
+            for section in ("limits", "requests"):
+                values = resources.get(section) if isinstance(resources, dict) else None
+                if not isinstance(values, dict):
+                    continue
+                for name, value in values.items():
+                    if isinstance(value, (int, float)) and not isinstance(value, bool) and is_quantity(value):
+                        values[name] = with_origin_of(value, canonical_quantity(value))

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..datacopy import clone
+from ..kube.quantity import quantities_as_strings
 from .llm_types import LLMService
 from .names import LLMD_GROUP, POOL_GROUP_V1, POOL_GROUP_V1ALPHA2
 
@@ -77,10 +78,13 @@ def meta(
 
 def finish(obj: Obj) -> Obj:
     """``obj`` with its label and annotation maps unshared (KServe shares one label map between the metadata, the
-    selector and the pod template) and empty ones dropped, as Go's ``omitempty`` does."""
+    selector and the pod template) and empty ones dropped, as Go's ``omitempty`` does; resource quantities as the
+    strings a ``resource.Quantity`` serialises to."""
     spec = found if isinstance(found := obj.get("spec"), dict) else {}
     holders = [obj.get("metadata"), spec.get("selector"), (spec.get("template") or {}).get("metadata")]
     lws = spec.get("leaderWorkerTemplate") or {}
+    for template in (spec.get("template"), lws.get("leaderTemplate"), lws.get("workerTemplate")):
+        quantities_as_strings((template or {}).get("spec"))
     holders += [(lws.get("leaderTemplate") or {}).get("metadata"), (lws.get("workerTemplate") or {}).get("metadata")]
     for holder in holders:
         if not isinstance(holder, dict):

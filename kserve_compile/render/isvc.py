@@ -23,6 +23,7 @@ from ..errors import InputError, WebhookNote
 from ..inputs.cluster_state import ClusterState
 from ..inputs.config import KServeConfig
 from ..inputs.serving_types import InferenceService
+from ..kube.quantity import quantities_as_strings
 from ..plan.components import Component, is_multi_model
 from ..plan.isvc import Plan
 from ..plan.status import route_input
@@ -150,10 +151,12 @@ class Pods:
         if is_tracing():
             stamp(unnamed, pod_template_origin(knative))
         if not self.inline_webhook:
+            quantities_as_strings(template.get("spec"))
             return template, notes + self._left_to_the_cluster(component, unnamed)
         finished, more = self._inject(component, unnamed, copy=False)
         if pod_name is not None:
             finished["metadata"] = {"name": pod_name, **finished["metadata"]}
+        quantities_as_strings(finished.get("spec"))
         return finished, notes + more
 
     def _inject(
