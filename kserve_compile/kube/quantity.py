@@ -87,7 +87,7 @@ _DECIMAL_SUFFIX = {-9: "n", -6: "u", -3: "m", 0: "", 3: "k", 6: "M", 9: "G", 12:
 _BINARY_SUFFIX = ((60, "Ei"), (50, "Pi"), (40, "Ti"), (30, "Gi"), (20, "Mi"), (10, "Ki"))
 
 
-def canonical_quantity(text: str | int) -> str:
+def canonical_quantity(text: str | float) -> str:
     """The canonical string of a valid quantity (``ValueError`` otherwise)."""
     return _canonical_text(str(text).strip())
 
