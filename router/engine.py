@@ -89,26 +89,38 @@ _EMPTY_NODE = Node("", ())
 NO_RETRIES_LEFT = "no retries left"
 
 
-class _Leaf:
-    """A step that calls a service: its parsed URL, retry policy and metric series."""
+# One way per service step, chosen at start-up: what it needs around its call, and nothing more.
+_PLAIN, _TIMED, _RETRIED, _FULL = range(4)
 
-    __slots__ = ("plain", "retry", "series", "target")
+
+class _Leaf:
+    """A step that calls a service: its parsed URL, retry policy, metric series, and which of the ways to call it
+    those need (:data:`_PLAIN`: one post; :data:`_TIMED`: timed for metrics; :data:`_RETRIED`: the first attempt
+    as a plain post, the rest in ``_attempts``; :data:`_FULL`: every attempt in ``_attempts``, traced)."""
+
+    __slots__ = ("record", "retry", "series", "target", "way")
 
     def __init__(self, target: Target, retry: RetryPolicy | None, series: StepSeries | None, traced: bool) -> None:
         self.target, self.retry, self.series = target, retry, series
-        self.plain = retry is None and series is None and not traced  # one post, nothing around it
+        self.record = series.record if series is not None else _no_record
+        if traced or (retry is not None and series is not None):
+            self.way = _FULL
+        elif series is not None:
+            self.way = _TIMED
+        else:
+            self.way = _PLAIN if retry is None else _RETRIED
 
 
-class _Exchange:
-    """One request's deadline for retries, and how long it waited on steps (the union of their calls' times)."""
+# One request's state, a list because one is made per request and a list literal costs a fifth of a class
+# instance: when it started, its deadline for retries (``None``: none), and how long it has waited on steps (the
+# sum of its service calls' times, retries and their waits included, an Ensemble counting the span of its steps
+# once): what its duration less that is, is the router's own time.
+_Exchange = list  # [start, deadline, waited]
+_START, _DEADLINE, _WAITED = range(3)
 
-    __slots__ = ("active", "deadline", "since", "waited")
 
-    def __init__(self, deadline: float | None) -> None:
-        self.deadline = deadline
-        self.active = 0
-        self.since = 0.0
-        self.waited = 0.0
+def _no_record(seconds: float, code: int | str) -> None:
+    pass
 
 
 def is_success(status: int) -> bool:
@@ -167,34 +179,20 @@ class Router:
     async def handle(self, body: bytes, headers: Iterable[tuple[str, str]]) -> tuple[int, bytes, str | None]:
         """``graphHandler``: (status, body, Content-Type or ``None`` to let the server sniff)."""
         out_headers = outbound_headers(headers, self.patterns)
+        exchange: _Exchange | None = None
         if self._measured:
-            return await self._handle_measured(body, out_headers)
-        try:
-            response, status = await self.route(ROOT_NODE, body, out_headers)
-        except RouteError as err:
-            return err.status, error_body(err.cause), "application/json"
-        return status, response, self._content_type(response)
-
-    def _content_type(self, response: bytes) -> str | None:
-        if self._root_encodes or valid(response):  # an Ensemble's answer is always our own JSON encoding
-            return "application/json"
-        return None
-
-    async def _handle_measured(self, body: bytes, headers: list[tuple[str, str]]) -> tuple[int, bytes, str | None]:
-        """``handle`` with a deadline for retries and the request's metrics."""
-        start = perf_counter()
-        exchange = _Exchange(start + self.deadline_s if self.deadline_s is not None else None)
+            now = perf_counter()
+            exchange = [now, now + self.deadline_s if self.deadline_s is not None else None, 0.0]
         content_type: str | None
         try:
-            response, status = await self.route(ROOT_NODE, body, headers, exchange)
-            content_type = self._content_type(response)
+            response, status = await self.route(ROOT_NODE, body, out_headers, exchange)
+            content_type = "application/json" if self._root_encodes or valid(response) else None
         except RouteError as err:
             status, response, content_type = err.status, error_body(err.cause), "application/json"
         metrics = self.metrics
-        if metrics is not None:
-            elapsed = perf_counter() - start
-            metrics.requests.record(elapsed, status)
-            metrics.overhead.observe(max(elapsed - exchange.waited, 0.0))
+        if metrics is not None and exchange is not None:
+            elapsed = perf_counter() - exchange[_START]
+            metrics.request_done(elapsed, elapsed - exchange[_WAITED], status)  # the root node's series too
         return status, response, content_type
 
     async def route(
@@ -203,7 +201,7 @@ class Router:
         """``routeStep``: (body, status) or :class:`RouteError`."""
         node = self.graph.nodes.get(node_name, _EMPTY_NODE)
         run = self._kinds.get(node.router_type, _invalid_route)
-        if self.metrics is None:
+        if self.metrics is None or node_name == ROOT_NODE:  # the root's series is the request's, recorded by handle
             return await run(node_name, node, body, headers, exchange)
         series = self.metrics.nodes.get(node_name)
         start = perf_counter()
@@ -235,11 +233,38 @@ class Router:
                 return await self.route(step.node_name, body, headers, exchange)
             except RouteError as err:
                 raise RouteError(500, err.cause) from None
-        if leaf.plain:
+        way = leaf.way
+        if way == _PLAIN:
             try:
                 return await self.client.post(leaf.target, body, headers)
             except CallError as err:
                 raise RouteError(500, str(err)) from None
+        if way == _TIMED:  # one call, in its step's series and in the request's time waiting on steps
+            record = leaf.record
+            start = perf_counter()
+            try:
+                response, status = await self.client.post(leaf.target, body, headers)
+            except CallError as err:
+                elapsed = perf_counter() - start
+                record(elapsed, ERROR_CODE)
+                if exchange is not None:
+                    exchange[_WAITED] += elapsed
+                raise RouteError(500, str(err)) from None
+            elapsed = perf_counter() - start
+            record(elapsed, status)
+            if exchange is not None:
+                exchange[_WAITED] += elapsed
+            return response, status
+        if way == _RETRIED:  # the first attempt costs what a plain one does; a retriable failure goes on below
+            try:
+                response, status = await self.client.post(leaf.target, body, headers)
+            except CallError as err:
+                if not err.transient:
+                    raise RouteError(500, str(err)) from None
+                return await self._attempts(node_name, index, step, leaf, body, headers, exchange, err)
+            if status in RETRY_STATUSES:
+                return await self._attempts(node_name, index, step, leaf, body, headers, exchange, (response, status))
+            return response, status
         return await self._attempts(node_name, index, step, leaf, body, headers, exchange)
 
     async def _nested(
@@ -272,24 +297,28 @@ class Router:
         body: bytes,
         headers: list[tuple[str, str]],
         exchange: _Exchange | None,
+        first: tuple[bytes, int] | CallError | None = None,
     ) -> tuple[bytes, int]:
-        """A service step's calls: retried per its policy, each recorded and traced."""
+        """A service step's calls, retried per its policy, each recorded and traced; ``first`` is the outcome of
+        an attempt already made (untimed: its step has neither series nor tracer)."""
         policy, series, tracer = leaf.retry, leaf.series, self.tracer
-        if exchange is not None:
-            if not exchange.active:
-                exchange.since = perf_counter()
-            exchange.active += 1
+        began = perf_counter() if series is not None else 0.0
         try:
-            attempt = 1
+            attempt, outcome = 1, first
             while True:
-                response, status, error = b"", 0, None
-                start = perf_counter()
-                try:
-                    response, status = await self.client.post(leaf.target, body, headers)
+                elapsed = 0.0
+                if outcome is None:
+                    start = perf_counter()
+                    try:
+                        outcome = await self.client.post(leaf.target, body, headers)
+                    except CallError as err:
+                        outcome = err
+                    elapsed = perf_counter() - start
+                if isinstance(outcome, CallError):
+                    error, response, status, retriable = outcome, b"", 0, outcome.transient
+                else:
+                    error, (response, status) = None, outcome
                     retriable = status in RETRY_STATUSES
-                except CallError as err:
-                    error, retriable = err, err.transient
-                elapsed = perf_counter() - start
                 delay, no_retry = None, ""
                 if policy is not None and retriable:
                     delay, no_retry = self._next_delay(policy, attempt, exchange)
@@ -320,19 +349,18 @@ class Router:
                         raise RouteError(500, str(error)) from None
                     return response, status
                 await asyncio.sleep(delay)
-                attempt += 1
+                attempt, outcome = attempt + 1, None
         finally:
-            if exchange is not None:
-                exchange.active -= 1
-                if not exchange.active:
-                    exchange.waited += perf_counter() - exchange.since
+            if series is not None and exchange is not None:
+                exchange[_WAITED] += perf_counter() - began
 
     def _next_delay(self, policy: RetryPolicy, attempt: int, exchange: _Exchange | None) -> tuple[float | None, str]:
         """The wait before the next attempt, or ``None`` and why there is none."""
         if attempt >= policy.attempts:
             return None, NO_RETRIES_LEFT
         delay = policy.delay(attempt, self._jitter())
-        if exchange is not None and exchange.deadline is not None and perf_counter() + delay >= exchange.deadline:
+        deadline = exchange[_DEADLINE] if exchange is not None else None
+        if deadline is not None and perf_counter() + delay >= deadline:
             return None, f"the wait ({delay * 1000:.0f} ms) would end past the request's {self.deadline_s:g} s deadline"
         return delay, ""
 
@@ -382,15 +410,21 @@ class Router:
         if not node.steps:
             return b"{}", 200
         loop = asyncio.get_running_loop()
+        # with metrics, the steps' waits overlap: they go to a copy, the span of them all to the request
+        inner = exchange if exchange is None or self.metrics is None else [exchange[_START], exchange[_DEADLINE], 0.0]
         tasks = [
-            loop.create_task(self._ensemble_step(node_name, i, s, body, headers, exchange))
+            loop.create_task(self._ensemble_step(node_name, i, s, body, headers, inner))
             for i, s in enumerate(node.steps)
         ]
+        began = perf_counter()
         try:
             await _all_or_first_error(loop, tasks)
         except BaseException:  # cancelled (client gone, write deadline): stop the steps too
             _cancel(tasks)
             raise
+        finally:
+            if inner is not exchange and exchange is not None:
+                exchange[_WAITED] += perf_counter() - began
         merged: dict[str, Any] = {}
         for i, (step, task) in enumerate(zip(node.steps, tasks)):
             if not task.done():

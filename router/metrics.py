@@ -9,7 +9,8 @@ Prometheus' conventions under a ``kserve_router_`` prefix (seconds, ``_total`` c
                                                          in-flight limit's 503s are ``rejected_requests_total``)
 ``kserve_router_request_duration_seconds``    histogram  from the request read to its answer ready
 ``kserve_router_overhead_seconds``            histogram  the router's own time per request: the request's duration
-                                                         less the time it waited on steps (calls, retries, backoff)
+                                                         less the time it waited on steps (calls, retries, backoff;
+                                                         an Ensemble's steps once, their span)
 ``kserve_router_node_requests_total``         counter    ``{node, code}``: each node's result (a nested node
                                                          failing is counted at its own status)
 ``kserve_router_node_duration_seconds``       histogram  ``{node}``
@@ -27,8 +28,10 @@ Prometheus' conventions under a ``kserve_router_`` prefix (seconds, ``_total`` c
 nested nodes (``nodeName``) have no step series: their node's series are theirs. Every series of the graph exists
 from the start (at zero), so a rate over them is defined before the first request.
 
-Recording costs a few list and dict operations per series (no locks: the router is one event loop), which keeps the
-router's CPU per request within a few percent of the router without metrics (``bench/router_bench.py --metrics``).
+Recording costs two clock reads and a few list operations per call and per request (no locks: the router is one
+event loop; status codes other than 200 alone are counted one by one, 200 being the rest of a histogram's count),
+which keeps the router's CPU per request within a few percent of the router without metrics
+(``bench/router_bench.py --metrics``).
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ import time
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 
-from .spec import Graph
+from .spec import ROOT_NODE, Graph
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 PREFIX = "kserve_router_"
@@ -63,19 +66,26 @@ class Histogram:
 
 
 class Series(Histogram):
-    """A duration histogram and a counter by status code, for one request kind, node or step."""
+    """A duration histogram and a counter by status code, for one request kind, node or step. Only the codes other
+    than 200 are counted one by one: 200 is the rest of the histogram's count (the common case costs a compare)."""
 
-    __slots__ = ("codes",)
+    __slots__ = ("others",)
 
     def __init__(self) -> None:
         super().__init__()
-        self.codes: dict[int | str, int] = {}
+        self.others: dict[int | str, int] = {}
 
     def record(self, seconds: float, code: int | str) -> None:
         self.counts[bisect_left(BUCKETS, seconds)] += 1
         self.total += seconds
-        codes = self.codes
-        codes[code] = codes.get(code, 0) + 1
+        if code != 200:
+            self.others[code] = self.others.get(code, 0) + 1
+
+    @property
+    def codes(self) -> dict[int | str, int]:
+        """Every status code seen, with its count."""
+        ok = sum(self.counts) - sum(self.others.values())
+        return {**self.others, 200: ok} if ok else dict(self.others)
 
 
 class StepSeries(Series):
@@ -93,7 +103,8 @@ class RouterMetrics:
     def __init__(self, graph: Graph) -> None:
         self.requests = Series()
         self.overhead = Histogram()
-        self.nodes = {name: Series() for name in graph.nodes}
+        # the root node's series is the request's (the same time and status), recorded once per request
+        self.nodes = {name: self.requests if name == ROOT_NODE else Series() for name in graph.nodes}
         self.steps: dict[int, StepSeries] = {}
         for node_name, node in graph.nodes.items():
             for i, step in enumerate(node.steps):
@@ -103,6 +114,18 @@ class RouterMetrics:
         self.rejected = 0
         self.max_inflight = 0
         self.inflight: Callable[[], int] = lambda: 0  # the server sets its own counter
+
+    def request_done(self, seconds: float, overhead: float, code: int) -> None:
+        """A graph request answered: its duration, the router's own share of it, its status (one call, inlined:
+        this runs for every request)."""
+        requests = self.requests
+        requests.counts[bisect_left(BUCKETS, seconds)] += 1
+        requests.total += seconds
+        if code != 200:
+            requests.others[code] = requests.others.get(code, 0) + 1
+        own = self.overhead
+        own.counts[bisect_left(BUCKETS, overhead)] += 1
+        own.total += overhead
 
     def render(self) -> bytes:
         return "".join(self._lines()).encode("utf-8")
