@@ -8,7 +8,8 @@
 
 Ours, only when configured (:mod:`kserve_compile.graph.router_options`): retries in ``--graph-json`` where
 kserve/kserve PR #5386 puts them; with metrics on, ``ROUTER_METRICS_PORT`` in the container's environment, the port
-declared (Standard mode: Knative allows a container one port, its serving port) and the pod annotated for
+declared after the graph's (Standard mode, so the Service serves both: Knative allows a container one port, its
+serving port) and the pod annotated for
 Prometheus' pod discovery (``prometheus.io/scrape``, ``/port``, ``/path``); an in-flight limit as
 ``ROUTER_MAX_INFLIGHT``. Environment variables, not flags: KServe's Go router ignores them, a flag would stop it.
 """
@@ -40,6 +41,7 @@ from .router_options import (
     PROMETHEUS_SCRAPE,
     ROUTER_METRICS_PORT,
     ROUTER_METRICS_PORT_NAME,
+    ROUTER_PORT_NAME,
     RouterOptions,
     retry_data,
     router_options,
@@ -231,8 +233,10 @@ def router_container(
     if env_list:
         container["env"] = env_list
     if options.metrics and declare_metrics_port:
+        # the graph's port first: the Service maps port 80 to the first one (createDefaultSvc), and adds the rest
         container["ports"] = [
-            {"containerPort": ROUTER_METRICS_PORT, "name": ROUTER_METRICS_PORT_NAME, "protocol": "TCP"}
+            {"containerPort": C.ROUTER_PORT, "name": ROUTER_PORT_NAME, "protocol": "TCP"},
+            {"containerPort": ROUTER_METRICS_PORT, "name": ROUTER_METRICS_PORT_NAME, "protocol": "TCP"},
         ]
     resources = router_resources(spec, router)
     container["resources"] = {k: v for k, v in resources.items() if v}

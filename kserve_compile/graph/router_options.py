@@ -31,6 +31,7 @@ ANN_ROUTER_RETRY = "kserve-compile.io/router-retry"
 ANN_ROUTER_MAX_INFLIGHT = "kserve-compile.io/router-max-inflight"
 ROUTER_METRICS_PORT = 9095  # clear of the router's 8080 and of Knative's queue-proxy ports (8012, 8022, 9090, 9091)
 ROUTER_METRICS_PORT_NAME = "http-metrics"
+ROUTER_PORT_NAME = "http"  # declared beside the metrics port (a Service with two ports names both)
 ENV_ROUTER_METRICS_PORT = "ROUTER_METRICS_PORT"
 ENV_ROUTER_MAX_INFLIGHT = "ROUTER_MAX_INFLIGHT"
 PROMETHEUS_SCRAPE = "prometheus.io/scrape"

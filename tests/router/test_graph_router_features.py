@@ -141,7 +141,10 @@ def test_metrics_on_standard_mode_env_port_and_scrape_annotations() -> None:
         {"name": "ROUTER_METRICS_PORT", "value": "9095"},
         {"name": "ROUTER_MAX_INFLIGHT", "value": "32"},
     ]
-    assert container["ports"] == [{"containerPort": 9095, "name": "http-metrics", "protocol": "TCP"}]
+    assert container["ports"] == [
+        {"containerPort": 8080, "name": "http", "protocol": "TCP"},
+        {"containerPort": 9095, "name": "http-metrics", "protocol": "TCP"},
+    ]
     annotations = meta["annotations"]
     assert (annotations["prometheus.io/scrape"], annotations["prometheus.io/port"]) == ("true", "9095")
     assert annotations["prometheus.io/path"] == "/metrics"
@@ -187,3 +190,14 @@ def test_the_schema_takes_the_retry_fields_within_the_prs_bounds() -> None:
         "spec.nodes.root.steps[0].retry.maxRetries",
     ]
     assert issues({"tries": 1}) != []
+
+
+def test_with_metrics_the_service_still_sends_port_80_to_the_graph_and_serves_metrics_too() -> None:
+    objects = render_graph(graph({SCRAPE: "true"}), config(), "Standard", {})
+    service = next(o for o in objects if o["kind"] == "Service")
+    assert service["spec"]["ports"] == [
+        {"name": "http", "port": 80, "protocol": "TCP", "targetPort": 8080},
+        {"name": "http-metrics", "port": 9095, "protocol": "TCP", "targetPort": 9095},
+    ]
+    plain = next(o for o in render_graph(graph(), config(), "Standard", {}) if o["kind"] == "Service")
+    assert plain["spec"]["ports"] == [{"name": "g", "port": 80, "protocol": "TCP", "targetPort": 8080}]
