@@ -24,7 +24,7 @@ With ``--metrics`` or ``--retries`` a last table gives each variant's CPU per re
 of per-round ratios, both measured seconds apart in the same round).
 
 The stubs and the load generator (raw asyncio keep-alive connections, one request in flight per connection) run on
-the other CPUs. Printed per graph, concurrency and contender: req/s, latency p50/p99, CPU µs per request of its
+the other CPUs; each round starts with the next contender, so none is always measured first. Printed per graph, concurrency and contender: req/s, latency p50/p99, CPU µs per request of its
 process (``/proc/PID/stat``; steadier than req/s on a shared machine), and against the forwarder: req/s ratio and
 CPU ratio (forwarder CPU ÷ this one's, so 80% means 1.25x the forwarder's CPU). All are medians over rounds (ratios:
 medians of per-round ratios, both sides measured seconds apart). At c=1 the latency each adds per hop: (end-to-end −
@@ -232,8 +232,9 @@ def compare(
     hops = SEQUENTIAL_CALLS[kind]
     for c in concurrency:
         runs: dict[str, list[rl.Measure]] = {x.name: [] for x in contenders}
-        for _ in range(args.rounds):
-            for x in contenders:
+        for r in range(args.rounds):
+            # each round starts with the next contender: none is always measured first (or right after another)
+            for x in contenders[r % len(contenders) :] + contenders[: r % len(contenders)]:
                 runs[x.name].append(asyncio.run(rl.measured(x.proc.pid, x.port, c, args.seconds)))
         fwd = runs["forwarder"]
         for x in contenders:

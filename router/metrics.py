@@ -25,8 +25,9 @@ Prometheus' conventions under a ``kserve_router_`` prefix (seconds, ``_total`` c
 ============================================  =========  ==========================================================
 
 ``step`` is the step's name, or its index when it has none (as an Ensemble names its answers). Steps that are
-nested nodes (``nodeName``) have no step series: their node's series are theirs. Every series of the graph exists
-from the start (at zero), so a rate over them is defined before the first request.
+nested nodes (``nodeName``) have no step series: their node's series are theirs. Every histogram and retry series
+of the graph exists from the start (at zero), so a rate over them is defined before the first request; a ``code``
+appears with its first answer.
 
 Recording costs two clock reads and a few list operations per call and per request (no locks: the router is one
 event loop; status codes other than 200 alone are counted one by one, 200 being the rest of a histogram's count),
