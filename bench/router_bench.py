@@ -14,10 +14,17 @@ Contenders, each pinned to ``--router-cpu`` in turn, measured in alternating rou
 * ``before`` (``--before REF``): ``python -m router`` of that git commit (``git archive REF router`` in a temporary
   directory), run by the same interpreter;
 * ``go`` (``--go-router PATH``): KServe's Go router binary (``cmd/router``), ``GOMAXPROCS=1``. It listens on port
-  8080 (KServe's fixed ``RouterPort``), which must be free.
+  8080 (KServe's fixed ``RouterPort``), which must be free;
+* ``metrics`` (``--metrics``): this checkout's router with ``--metrics-port`` (every request, node and call
+  recorded; scraped once after the run to check the counts);
+* ``retry`` (``--retries``): this checkout's router with ``defaultRetry`` configured (``maxRetries: 3``); the stubs
+  never fail, so every step succeeds first time and this measures what a configured retry costs such a request.
+
+With ``--metrics`` or ``--retries`` a last table gives each variant's CPU per request against ``router`` (median
+of per-round ratios, both measured seconds apart in the same round).
 
 The stubs and the load generator (raw asyncio keep-alive connections, one request in flight per connection) run on
-the other CPUs. Printed per graph, concurrency and contender: req/s, latency p50/p99, CPU µs per request of its
+the other CPUs; each round starts with the next contender, so none is always measured first. Printed per graph, concurrency and contender: req/s, latency p50/p99, CPU µs per request of its
 process (``/proc/PID/stat``; steadier than req/s on a shared machine), and against the forwarder: req/s ratio and
 CPU ratio (forwarder CPU ÷ this one's, so 80% means 1.25x the forwarder's CPU). All are medians over rounds (ratios:
 medians of per-round ratios, both sides measured seconds apart). At c=1 the latency each adds per hop: (end-to-end −
@@ -25,7 +32,7 @@ backend time) / hops, where the backend time is the direct stub latency measured
 made one after another (2 for the Sequence, 1 otherwise), and hops is that same number.
 
     python bench/router_bench.py [--seconds 3] [--rounds 3] [--concurrency 1,8,64] [--graphs sequence,ensemble,...]
-                                 [--before main] [--go-router PATH]
+                                 [--before main] [--go-router PATH] [--metrics] [--retries]
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from dataclasses import dataclass
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -57,6 +65,8 @@ TITLES = {
 }
 SEQUENTIAL_CALLS = {"sequence": 2, "ensemble": 1, "splitter": 1, "switch": 1}
 BACKENDS = {"sequence": 2, "ensemble": 3, "splitter": 2, "switch": 2}
+VARIANTS = ("metrics", "retry")  # this checkout's router with a feature on
+RETRY = {"maxRetries": 3, "initialDelayMs": 100, "maxDelayMs": 1000}
 
 
 # --- the forwarder (a role run as a subprocess) --------------------------------------------------------------------
@@ -110,7 +120,7 @@ async def _serve_forwarder(kind: str, port: int, urls: list[str]) -> None:
 # --- graphs and contenders ----------------------------------------------------------------------------------------
 
 
-def graph_json(kind: str, urls: list[str]) -> str:
+def graph_json(kind: str, urls: list[str], retry: bool = False) -> str:
     if kind == "sequence":
         steps = [{"name": "a", "serviceUrl": urls[0]}, {"name": "b", "serviceUrl": urls[1], "data": "$response"}]
     elif kind == "ensemble":
@@ -122,7 +132,10 @@ def graph_json(kind: str, urls: list[str]) -> str:
             {"name": "a", "serviceUrl": urls[0], "condition": 'instances.#(=="x")'},
             {"name": "b", "serviceUrl": urls[1], "condition": "instances"},
         ]
-    return json.dumps({"nodes": {"root": {"routerType": kind.capitalize(), "steps": steps}}})
+    spec: dict[str, object] = {"nodes": {"root": {"routerType": kind.capitalize(), "steps": steps}}}
+    if retry:
+        spec["defaultRetry"] = RETRY
+    return json.dumps(spec)
 
 
 @dataclass
@@ -130,6 +143,7 @@ class Contender:
     name: str
     proc: subprocess.Popen[bytes]
     port: int
+    metrics_port: int | None = None
 
 
 def _router_argv(graph: str, port: int) -> list[str]:
@@ -149,11 +163,22 @@ def _router_argv(graph: str, port: int) -> list[str]:
 
 
 def start_contenders(
-    kind: str, urls: list[str], cpus: set[int], before_tree: str | None, go_router: str | None
+    kind: str,
+    urls: list[str],
+    cpus: set[int],
+    before_tree: str | None,
+    go_router: str | None,
+    variants: tuple[str, ...] = (),
 ) -> list[Contender]:
     graph = graph_json(kind, urls)
-    rport, fport, bport = rl.free_ports(3)
+    rport, fport, bport, mport, mmport, tport = rl.free_ports(6)
     out = [Contender("router", rl.spawn(_router_argv(graph, rport), cpus, ready_port=rport), rport)]
+    if "metrics" in variants:
+        argv = [*_router_argv(graph, mport), "--metrics-port", str(mmport)]
+        out.append(Contender("metrics", rl.spawn(argv, cpus, ready_port=mport), mport, mmport))
+    if "retry" in variants:
+        argv = _router_argv(graph_json(kind, urls, retry=True), tport)
+        out.append(Contender("retry", rl.spawn(argv, cpus, ready_port=tport), tport))
     forwarder = [sys.executable, __file__, "--role", "forwarder", "--kind", kind, "--port", str(fport)]
     out.append(Contender("forwarder", rl.spawn([*forwarder, "--urls", ",".join(urls)], cpus), fport))
     if before_tree is not None:
@@ -191,7 +216,12 @@ def checkout(ref: str) -> str:
 
 
 def compare(
-    kind: str, contenders: list[Contender], concurrency: list[int], direct: rl.Measure, args: argparse.Namespace
+    kind: str,
+    contenders: list[Contender],
+    concurrency: list[int],
+    direct: rl.Measure,
+    args: argparse.Namespace,
+    variant_ratios: dict[tuple[str, int, str], float] | None = None,
 ) -> dict[tuple[int, str], rl.Measure]:
     print(f"\n{TITLES[kind]}:")
     print(
@@ -202,10 +232,16 @@ def compare(
     hops = SEQUENTIAL_CALLS[kind]
     for c in concurrency:
         runs: dict[str, list[rl.Measure]] = {x.name: [] for x in contenders}
-        for _ in range(args.rounds):
-            for x in contenders:
+        for r in range(args.rounds):
+            # each round starts with the next contender: none is always measured first (or right after another)
+            for x in contenders[r % len(contenders) :] + contenders[: r % len(contenders)]:
                 runs[x.name].append(asyncio.run(rl.measured(x.proc.pid, x.port, c, args.seconds)))
         fwd = runs["forwarder"]
+        for x in contenders:
+            if variant_ratios is not None and x.name in VARIANTS:
+                base = runs["router"]
+                per_round = [a.cpu_us / b.cpu_us for a, b in zip(runs[x.name], base) if b.cpu_us]
+                variant_ratios[(kind, c, x.name)] = rl.median(per_round)
         for x in contenders:
             m = results[(c, x.name)] = rl.summary(runs[x.name])
             rps = rl.median([a.rps / b.rps for a, b in zip(runs[x.name], fwd) if b.rps])
@@ -242,6 +278,37 @@ def print_summary(all_results: dict[str, dict[tuple[int, str], rl.Measure]], nam
         print(f"  {kind:<9} " + "; ".join(cells))
 
 
+def print_variants(ratios: dict[tuple[str, int, str], float], variants: tuple[str, ...]) -> None:
+    if not ratios:
+        return
+    print("\nrouter with a feature on against the router without (CPU us/req ratio variant/router, per-round medians):")
+    for kind in dict.fromkeys(k for k, _, _ in ratios):
+        cells = []
+        for c in sorted({c for k, c, _ in ratios if k == kind}):
+            parts = [f"{v} {ratios[(kind, c, v)]:.3f}x" for v in variants if (kind, c, v) in ratios]
+            cells.append(f"c={c}: " + ", ".join(parts))
+        print(f"  {kind:<9} " + "; ".join(cells))
+    for v in variants:
+        values = [r for (_, _, name), r in ratios.items() if name == v]
+        if values:
+            print(f"  {v}: median {rl.median(values):.3f}x, worst {max(values):.3f}x over {len(values)} figures")
+
+
+def check_metrics(contenders: list[Contender]) -> str:
+    """One scrape of the metrics contender: the requests it counted (proves the variant recorded them)."""
+    for x in contenders:
+        if x.metrics_port is not None:
+            with urllib.request.urlopen(f"http://127.0.0.1:{x.metrics_port}/metrics", timeout=10) as resp:
+                text = resp.read().decode()
+            counted = sum(
+                float(line.rsplit(" ", 1)[1])
+                for line in text.splitlines()
+                if line.startswith("kserve_router_requests_total{")
+            )
+            return f"metrics contender scraped: {counted:.0f} requests counted, {len(text.splitlines())} lines"
+    return ""
+
+
 def run(args: argparse.Namespace) -> None:
     router_cpus = {args.router_cpu}
     other = set(os.sched_getaffinity(0)) - router_cpus or router_cpus
@@ -252,7 +319,10 @@ def run(args: argparse.Namespace) -> None:
     before_tree = checkout(args.before) if args.before else None
     kinds = [k for k in args.graphs.split(",") if k]
     concurrency = [int(c) for c in args.concurrency.split(",")]
-    names = ["router", "forwarder"] + (["before"] if before_tree else []) + (["go"] if args.go_router else [])
+    variants = tuple(v for v, on in (("metrics", args.metrics), ("retry", args.retries)) if on)
+    names = (
+        ["router", *variants, "forwarder"] + (["before"] if before_tree else []) + (["go"] if args.go_router else [])
+    )
     print(
         f"router_bench {time.strftime('%Y-%m-%d %H:%M')}: contenders {', '.join(names)} on CPU {args.router_cpu}; "
         f"stubs + load generator on CPUs {sorted(other)}; {args.rounds} alternating rounds x {args.seconds}s per "
@@ -265,13 +335,20 @@ def run(args: argparse.Namespace) -> None:
         print(f"direct stub latency at c=1: p50 {direct.p50_ms:.3f} ms, p99 {direct.p99_ms:.3f} ms")
         _client_alone(urls[0], args.router_cpu)
         all_results = {}
+        ratios: dict[tuple[str, int, str], float] = {}
         for kind in kinds:
-            contenders = start_contenders(kind, urls[: BACKENDS[kind]], router_cpus, before_tree, args.go_router)
+            contenders = start_contenders(
+                kind, urls[: BACKENDS[kind]], router_cpus, before_tree, args.go_router, variants
+            )
             try:
-                all_results[kind] = compare(kind, contenders, concurrency, direct, args)
+                all_results[kind] = compare(kind, contenders, concurrency, direct, args, ratios)
+                scraped = check_metrics(contenders)
+                if scraped:
+                    print(f"        {scraped}")
             finally:
                 stop(contenders)
         print_summary(all_results, names)
+        print_variants(ratios, variants)
         print(f"\nload average at the end: {os.getloadavg()[0]:.1f}")
     finally:
         stubs.kill()
@@ -299,6 +376,8 @@ def main() -> None:
     p.add_argument("--router-cpu", type=int, default=0)
     p.add_argument("--before", metavar="REF", help="also run the router of this git commit (e.g. main)")
     p.add_argument("--go-router", metavar="PATH", help="also run KServe's Go router binary (listens on :8080)")
+    p.add_argument("--metrics", action="store_true", help="also run this router with metrics on (--metrics-port)")
+    p.add_argument("--retries", action="store_true", help="also run this router with defaultRetry configured")
     p.add_argument("--role", choices=["stubs", "forwarder"], help=argparse.SUPPRESS)
     p.add_argument("--ports", help=argparse.SUPPRESS)
     p.add_argument("--kind", help=argparse.SUPPRESS)

@@ -49,7 +49,12 @@ _SWEEP_S = 30.0
 
 
 class CallError(Exception):
-    """A step could not be called; ``str()`` is the cause KServe's error body carries."""
+    """A step could not be called; ``str()`` is the cause KServe's error body carries, ``transient`` whether no byte
+    of an answer came (refused, reset, closed or timed out before answering: what a retry policy may retry)."""
+
+    def __init__(self, message: str, *, transient: bool = False) -> None:
+        super().__init__(message)
+        self.transient = transient
 
 
 def compile_patterns(patterns: Iterable[str]) -> tuple[list[re.Pattern[str]], list[str]]:
@@ -256,7 +261,8 @@ class ServiceClient:
             except h1.TransportError as err:
                 if err.reused and err.before_response and wire.idempotent:
                     continue  # Go retries a replayable request that a reused connection dropped
-                raise CallError(str(err) if err.in_body else f'Post "{route.url}": {err}') from None
+                message = str(err) if err.in_body else f'Post "{route.url}": {err}'
+                raise CallError(message, transient=err.transient) from None
             if wire.gzip and answer.encoding == b"gzip":
                 return _gunzip(answer.body), answer.status
             return answer.body, answer.status

@@ -12,8 +12,9 @@ see it:
 * Dialing: the host's addresses in the resolver's order, the first error reported (Go's ``dialSerial``), 30 s per
   dial (``Dialer.Timeout``).
 
-Errors are :class:`TransportError` with Go's wording and a flag saying whether any byte of the answer had arrived;
-the caller (``router.client``) decides on retries and formats the message as Go's ``http.Client`` does. This module
+Errors are :class:`TransportError` with Go's wording, a flag saying whether any byte of the answer had arrived, and
+one saying whether the failure is *transient* (nothing of an answer came: refused, reset, closed, timed out); the
+caller (``router.client``) decides on retries and formats the message as Go's ``http.Client`` does. This module
 knows nothing of the graph: :meth:`Pool.exchange` takes the request bytes and gives (status, headers seen, body).
 """
 
@@ -36,15 +37,20 @@ DIAL_TIMEOUT_S = 30.0
 
 
 class TransportError(Exception):
-    """A call failed below HTTP; ``str()`` is Go's wording for the cause, ``before_response`` whether no byte of the
-    answer had arrived, ``in_body`` whether the status and headers had (Go then reports the error unwrapped)."""
+    """A call failed below HTTP; ``str()`` is Go's wording for the cause, ``before_response`` whether the connection
+    ended before any byte of the answer, ``in_body`` whether the status and headers had arrived (Go then reports the
+    error unwrapped), ``transient`` whether no byte of an answer came at all: the connection could not be made, or
+    was reset, closed or timed out before answering (what a router retry policy may retry)."""
 
     reused = False  # set by Pool.exchange: the connection had served an earlier request
 
-    def __init__(self, message: str, *, before_response: bool = False, in_body: bool = False) -> None:
+    def __init__(
+        self, message: str, *, before_response: bool = False, in_body: bool = False, transient: bool = False
+    ) -> None:
         super().__init__(message)
         self.before_response = before_response
         self.in_body = in_body
+        self.transient = transient or before_response
 
 
 class DialError(TransportError):
@@ -235,7 +241,7 @@ class Connection(asyncio.Protocol):
 
     def _expire(self) -> None:
         self._timer = None
-        self._fail(deadline_error(in_body=self._headers_done))
+        self._fail(deadline_error(in_body=self._headers_done, transient=not self._got_bytes))
 
     def _lost(self, exc: Exception | None) -> None:
         if self._waiter is not None:
@@ -274,13 +280,16 @@ class Connection(asyncio.Protocol):
                 self.transport.close()
 
 
-def deadline_error(in_body: bool = False) -> TransportError:
-    """Go's ``Client.Timeout`` wording: before the headers (wrapped in the url.Error) or while reading the body."""
+def deadline_error(in_body: bool = False, *, transient: bool = False) -> TransportError:
+    """Go's ``Client.Timeout`` wording: before the headers (wrapped in the url.Error) or while reading the body;
+    ``transient`` when no byte of the answer had come."""
     if in_body:
         return TransportError(
             "context deadline exceeded (Client.Timeout or context cancellation while reading body)", in_body=True
         )
-    return TransportError("context deadline exceeded (Client.Timeout exceeded while awaiting headers)")
+    return TransportError(
+        "context deadline exceeded (Client.Timeout exceeded while awaiting headers)", transient=transient
+    )
 
 
 class Pool:
@@ -354,7 +363,9 @@ class Pool:
             raise
         except TransportError as err:
             if reused:
-                err = TransportError(str(err), before_response=err.before_response, in_body=err.in_body)
+                err = TransportError(
+                    str(err), before_response=err.before_response, in_body=err.in_body, transient=err.transient
+                )
                 err.reused = True
                 raise err from None
             raise
@@ -383,8 +394,8 @@ class Pool:
                 raise first
         except TimeoutError:
             if deadline is not None and loop.time() >= deadline:
-                raise deadline_error() from None
-            raise DialError(f"dial tcp {self._addr_text()}: i/o timeout") from None
+                raise deadline_error(transient=True) from None
+            raise DialError(f"dial tcp {self._addr_text()}: i/o timeout", transient=True) from None
 
     async def _resolve(self) -> list[tuple[Any, ...]]:
         try:
@@ -404,7 +415,7 @@ class Pool:
             await self.loop.sock_connect(sock, addr)
         except OSError as err:
             sock.close()
-            raise DialError(f"dial tcp {_go_addr(addr)}: connect: {_os_error_text(err)}") from None
+            raise DialError(f"dial tcp {_go_addr(addr)}: connect: {_os_error_text(err)}", transient=True) from None
         except BaseException:
             sock.close()
             raise

@@ -8,6 +8,11 @@
   keep-alive wait between requests.
 * A body that is not JSON goes out with the type Go's ``http.DetectContentType`` would give it (the text/HTML/binary
   part of its table).
+
+Ours, off by default: ``max_inflight`` answers graph requests beyond that many in flight with 503, ``Retry-After:
+1`` and KServe's error body (kserve/kserve#2457: the router has no ``containerConcurrency``); ``metrics_port`` serves
+``GET /metrics`` (:mod:`router.metrics`) on a port of its own, so that every path of the graph's port still goes to
+the graph, as in KServe.
 """
 
 from __future__ import annotations
@@ -17,12 +22,15 @@ import logging
 import signal
 from typing import Any
 
-from .engine import Router
+from .engine import Router, error_body
 from .http import HttpServer, Request, Response
+from .metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from .spec import Timeouts
 
 READY_PATH = "/readyz"
+METRICS_PATH = "/metrics"
 DEFAULT_DRAIN_SECONDS = 30.0
+RETRY_AFTER_S = 1
 logger = logging.getLogger("router")
 
 _HTML_PREFIXES = (
@@ -66,23 +74,44 @@ def sniff_content_type(body: bytes) -> str | None:
 class RouterServer:
     """Serves one :class:`Router`; ``serve`` runs until a signal (or ``request_stop``) and the drain are over."""
 
-    def __init__(self, router: Router, timeouts: Timeouts, drain_seconds: float = DEFAULT_DRAIN_SECONDS) -> None:
+    def __init__(
+        self,
+        router: Router,
+        timeouts: Timeouts,
+        drain_seconds: float = DEFAULT_DRAIN_SECONDS,
+        *,
+        max_inflight: int = 0,
+        metrics_port: int | None = None,
+    ) -> None:
         self.router = router
         self.timeouts = timeouts
         self.drain_seconds = drain_seconds
         self.shutting_down = False
+        self.inflight = 0
+        self.max_inflight = max_inflight
+        self.metrics_port = metrics_port  # the bound one after start()
+        self._overloaded = _overloaded(max_inflight)
         self._stop = asyncio.Event()
         self._http = HttpServer(
             self._handle, read_timeout=float(timeouts.server_read), idle_timeout=float(timeouts.server_idle)
         )
+        self._metrics_http: HttpServer | None = None
+        metrics = router.metrics
+        if metrics is not None:
+            metrics.inflight = lambda: self.inflight
+            metrics.max_inflight = max_inflight
+            if metrics_port is not None:
+                self._metrics_http = HttpServer(self._handle_metrics, read_timeout=10.0, idle_timeout=180.0)
         self._started = False
         self._loop: asyncio.AbstractEventLoop | None = None  # set by start()
 
     async def start(self, host: str | None, port: int) -> int:
-        """Listen; returns the bound port (useful with port 0)."""
+        """Listen (and on the metrics port); returns the graph's bound port (useful with port 0)."""
         await self.router.client.start()
         self._loop = asyncio.get_running_loop()
         self._started = True
+        if self._metrics_http is not None and self.metrics_port is not None:
+            self.metrics_port = await self._metrics_http.start(host, self.metrics_port)
         return await self._http.start(host, port)
 
     def request_stop(self, sig: Any = None) -> None:
@@ -112,18 +141,26 @@ class RouterServer:
         if self._started:
             self._started = False
             await self._http.shutdown(float(self.timeouts.server_write or DEFAULT_GRACE_SECONDS))
+            if self._metrics_http is not None:
+                await self._metrics_http.shutdown(0.0)
         await self.router.client.close()
 
     async def _handle(self, request: Request) -> Response | None:
         if request.path == READY_PATH:
             return _NOT_READY if self.shutting_down else _READY
+        if self.max_inflight and self.inflight >= self.max_inflight:
+            if self.router.metrics is not None:
+                self.router.metrics.rejected += 1
+            return self._overloaded
         # Go's write deadline: when it passes the connection is closed unanswered (which cancels this request)
         deadline = None
         if self.timeouts.server_write and self._loop is not None:
             deadline = self._loop.call_later(self.timeouts.server_write, request.connection.abort)
+        self.inflight += 1
         try:
             status, body, content_type = await self.router.handle(request.body, request.headers)
         finally:
+            self.inflight -= 1
             if deadline is not None:
                 deadline.cancel()
         if not 100 <= status <= 999:
@@ -134,8 +171,23 @@ class RouterServer:
         content_type = content_type or sniff_content_type(body)
         return Response(status, body, (("Content-Type", content_type),) if content_type else ())
 
+    async def _handle_metrics(self, request: Request) -> Response:
+        metrics = self.router.metrics
+        if request.path != METRICS_PATH or metrics is None:
+            return _NOT_FOUND
+        return Response(200, metrics.render(), (("Content-Type", METRICS_CONTENT_TYPE),))
+
+
+def _overloaded(limit: int) -> Response:
+    cause = f"too many requests in flight (the router's limit is {limit})"
+    headers = (("Content-Type", "application/json"), ("Retry-After", str(RETRY_AFTER_S)))
+    return Response(503, error_body(cause), headers)
+
 
 _READY = Response(200)
+_NOT_FOUND = Response(
+    404, b"404 page not found\n", (("Content-Type", "text/plain; charset=utf-8"), ("X-Content-Type-Options", "nosniff"))
+)
 _NOT_READY = Response(
     503, b"shutting down\n", (("Content-Type", "text/plain; charset=utf-8"), ("X-Content-Type-Options", "nosniff"))
 )

@@ -3,7 +3,8 @@
 Mirrors ``pkg/apis/serving/v1alpha1/inference_graph.go`` (``InferenceGraphSpec``, ``InferenceRouter``,
 ``InferenceStep``, ``InfereceGraphRouterTimeouts``) as Go's ``json.Unmarshal`` reads it: field names match without
 regard to case, unknown fields are ignored, a value of the wrong type is an error. Only the fields the router uses
-are kept.
+are kept. ``defaultRetry`` and a step's ``retry`` are kserve/kserve PR #5386's ``RetryConfig`` (see
+:mod:`router.retry`); their values are range-checked here, as the PR's CRD validation would.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
+
+from .retry import MAX_RETRIES_LIMIT, RetryPolicy
 
 ROOT_NODE = "root"
 SEQUENCE, SPLITTER, ENSEMBLE, SWITCH = "Sequence", "Splitter", "Ensemble", "Switch"
@@ -37,6 +40,7 @@ class Step:
     weight: int | None = None
     condition: str = ""
     dependency: str = ""
+    retry: RetryPolicy | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +63,8 @@ class Timeouts:
 class Graph:
     nodes: dict[str, Node]
     timeouts: Timeouts
+    default_retry: RetryPolicy | None = None
+    timeout: int | None = None  # spec.timeout, seconds (the Knative revision's timeout)
 
 
 _STEP_FIELDS = {
@@ -71,6 +77,11 @@ _STEP_FIELDS = {
     "weight": ("weight", int),
     "condition": ("condition", str),
     "dependency": ("dependency", str),
+}
+_RETRY_FIELDS = {
+    "maxretries": ("max_retries", "maxRetries", 0, MAX_RETRIES_LIMIT),
+    "initialdelayms": ("initial_delay_ms", "initialDelayMs", 0, None),
+    "maxdelayms": ("max_delay_ms", "maxDelayMs", 0, None),
 }
 _TIMEOUT_FIELDS = {
     "serverread": "server_read",
@@ -93,7 +104,9 @@ def parse_graph(text: str | bytes) -> Graph:
     if raw_nodes is not None:
         for name, raw in _mapping(raw_nodes, "nodes").items():
             nodes[name] = _node(raw, f"nodes.{name}")
-    return Graph(nodes, _timeouts(fields.get("routertimeouts")))
+    default_retry = _retry(fields.get("defaultretry"), "defaultRetry")
+    timeout = _typed(fields.get("timeout"), int, "timeout")
+    return Graph(nodes, _timeouts(fields.get("routertimeouts")), default_retry, timeout)
 
 
 def _fold(value: dict[str, Any]) -> dict[str, Any]:
@@ -128,7 +141,27 @@ def _step(raw: Any, path: str) -> Step:
         field = _STEP_FIELDS.get(key)
         if field is not None and item is not None:
             values[field[0]] = _typed(item, field[1], f"{path}.{key}")
+        elif key == "retry":
+            values["retry"] = _retry(item, f"{path}.retry")
     return Step(**values)
+
+
+def _retry(raw: Any, path: str) -> RetryPolicy | None:
+    """A ``RetryConfig``: absent fields take the PR's defaults; ``null`` is no config."""
+    if raw is None:
+        return None
+    values: dict[str, Any] = {}
+    for key, item in _fold(_mapping(raw, path)).items():
+        field = _RETRY_FIELDS.get(key)
+        if field is None or item is None:
+            continue
+        name, shown, low, high = field
+        value = _typed(item, int, f"{path}.{shown}")
+        if value < low or (high is not None and value > high):
+            bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+            raise SpecError(f"{path}.{shown}: must be {bound}, not {value}")
+        values[name] = value
+    return RetryPolicy(**values)
 
 
 def _timeouts(raw: Any) -> Timeouts:

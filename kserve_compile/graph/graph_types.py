@@ -3,7 +3,8 @@
 Sources: ``pkg/apis/serving/v1alpha1/inference_graph.go`` and ``trained_model.go``; required fields and enums from
 the CRDs (``config/crd/full/serving.kserve.io_inferencegraphs.yaml``, ``…_trainedmodels.yaml``). The Kubernetes
 sub-objects of a graph spec (``resources``, ``affinity``, ``tolerations``) stay plain data here and are checked
-field by field by :func:`kserve_compile.graph.gojson.normalize` when the router JSON is written.
+field by field by :func:`kserve_compile.graph.gojson.normalize` when the router JSON is written. ``RetryConfig``
+(``spec.defaultRetry``, a step's ``retry``) is kserve/kserve PR #5386's, open when this was written.
 """
 
 from __future__ import annotations
@@ -23,6 +24,14 @@ class _Spec(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid", strict=True, frozen=True)
 
 
+class RetryConfig(_Spec):
+    """PR #5386's ``RetryConfig``; an absent field takes the PR's default (3 retries, 100 ms, 300000 ms)."""
+
+    max_retries: int | None = None
+    initial_delay_ms: int | None = None
+    max_delay_ms: int | None = None
+
+
 class GraphStep(_Spec):
     """``InferenceStep`` with its inlined ``InferenceTarget``; empty strings stand for absent (Go omitempty)."""
 
@@ -35,6 +44,7 @@ class GraphStep(_Spec):
     weight: int | None = None
     condition: str = ""
     dependency: Literal["Soft", "Hard"] | None = None
+    retry: RetryConfig | None = None
 
 
 class GraphRouter(_Spec):
@@ -63,6 +73,7 @@ class GraphSpec(_Spec):
     node_selector: dict[str, str] | None = None
     node_name: str = ""
     service_account_name: str = ""
+    default_retry: RetryConfig | None = None
 
 
 class InferenceGraph(BaseModel):

@@ -5,6 +5,13 @@
 * Standard mode (``raw_ig.go``): Deployment, Service and HPA/KEDA/none through the same builders as isvc components.
 * Knative mode (``knative_reconciler.go``): one Knative Service, no traffic block.
 * ``serving.kserve.io/stop: "true"``: KServe deletes the workload, so nothing is rendered.
+
+Ours, only when configured (:mod:`kserve_compile.graph.router_options`): retries in ``--graph-json`` where
+kserve/kserve PR #5386 puts them; with metrics on, ``ROUTER_METRICS_PORT`` in the container's environment, the port
+declared after the graph's (Standard mode, so the Service serves both: Knative allows a container one port, its
+serving port) and the pod annotated for
+Prometheus' pod discovery (``prometheus.io/scrape``, ``/port``, ``/path``); an in-flight limit as
+``ROUTER_MAX_INFLIGHT``. Environment variables, not flags: KServe's Go router ignores them, a flag would stop it.
 """
 
 from __future__ import annotations
@@ -28,8 +35,22 @@ from ..render.workloads.standard.deployment import deployment, pod_template
 from ..render.workloads.standard.service import service
 from .gojson import go_dumps, normalize
 from .graph_types import GraphSpec, InferenceGraph
+from .router_options import (
+    ENV_ROUTER_MAX_INFLIGHT,
+    ENV_ROUTER_METRICS_PORT,
+    PROMETHEUS_SCRAPE,
+    ROUTER_METRICS_PORT,
+    ROUTER_METRICS_PORT_NAME,
+    ROUTER_PORT_NAME,
+    RouterOptions,
+    retry_data,
+    router_options,
+    with_retries,
+)
 from .targets import IsvcTarget
 from .validation import validate_graph
+
+_NO_OPTIONS = RouterOptions(metrics=False, max_inflight=0)
 
 
 def is_stopped(graph: InferenceGraph) -> bool:
@@ -111,6 +132,8 @@ def _spec_data(spec: GraphSpec) -> dict[str, Any]:
         out["nodeName"] = spec.node_name
     if spec.service_account_name:
         out["serviceAccountName"] = spec.service_account_name
+    if spec.default_retry is not None:
+        out["defaultRetry"] = retry_data(spec.default_retry)
     return out
 
 
@@ -133,6 +156,8 @@ def _step_data(step: Any) -> dict[str, Any]:
         out["condition"] = step.condition
     if step.dependency:
         out["dependency"] = step.dependency
+    if step.retry is not None:
+        out["retry"] = retry_data(step.retry)
     return out
 
 
@@ -179,20 +204,40 @@ def readiness_probe() -> dict[str, Any]:
     }
 
 
-def router_container(spec: GraphSpec, router: RouterConfig, name: str | None) -> dict[str, Any]:
+def router_container(
+    spec: GraphSpec,
+    router: RouterConfig,
+    name: str | None,
+    options: RouterOptions = _NO_OPTIONS,
+    *,
+    declare_metrics_port: bool = True,
+) -> dict[str, Any]:
     container: dict[str, Any] = {}
     if name:
         container["name"] = name
     if router.image:
         container["image"] = router.image
     container["args"] = ["--graph-json", graph_json(spec)]
+    env_list: list[dict[str, Any]] = []
     headers = router.headers or {}
     if "propagate" in headers:
         env: dict[str, Any] = {"name": C.ENV_ROUTER_PROPAGATE_HEADERS}
         value = ",".join(headers["propagate"] or [])
         if value:
             env["value"] = value
-        container["env"] = [env]
+        env_list.append(env)
+    if options.metrics:
+        env_list.append({"name": ENV_ROUTER_METRICS_PORT, "value": str(ROUTER_METRICS_PORT)})
+    if options.max_inflight:
+        env_list.append({"name": ENV_ROUTER_MAX_INFLIGHT, "value": str(options.max_inflight)})
+    if env_list:
+        container["env"] = env_list
+    if options.metrics and declare_metrics_port:
+        # the graph's port first: the Service maps port 80 to the first one (createDefaultSvc), and adds the rest
+        container["ports"] = [
+            {"containerPort": C.ROUTER_PORT, "name": ROUTER_PORT_NAME, "protocol": "TCP"},
+            {"containerPort": ROUTER_METRICS_PORT, "name": ROUTER_METRICS_PORT_NAME, "protocol": "TCP"},
+        ]
     resources = router_resources(spec, router)
     container["resources"] = {k: v for k, v in resources.items() if v}
     container["readinessProbe"] = readiness_probe()
@@ -208,9 +253,17 @@ def router_container(spec: GraphSpec, router: RouterConfig, name: str | None) ->
     return container
 
 
-def router_pod_spec(spec: GraphSpec, router: RouterConfig, container_name: str | None) -> dict[str, Any]:
+def router_pod_spec(
+    spec: GraphSpec,
+    router: RouterConfig,
+    container_name: str | None,
+    options: RouterOptions = _NO_OPTIONS,
+    *,
+    declare_metrics_port: bool = True,
+) -> dict[str, Any]:
     """The pod spec both modes share (``createInferenceGraphPodSpec`` / the ksvc's PodSpec)."""
-    pod: dict[str, Any] = {"containers": [router_container(spec, router, container_name)]}
+    container = router_container(spec, router, container_name, options, declare_metrics_port=declare_metrics_port)
+    pod: dict[str, Any] = {"containers": [container]}
     if spec.affinity is not None:
         pod["affinity"] = normalize(spec.affinity, "Affinity", "spec.affinity")
     pod["automountServiceAccountToken"] = False
@@ -253,10 +306,22 @@ def render_graph(
     if is_stopped(graph):
         return []
     check_router_config(config.router)
-    spec = resolve_service_urls(graph, isvc_urls)
+    spec = with_retries(graph, resolve_service_urls(graph, isvc_urls))
+    options = router_options(graph, config)
     if mode == C.MODE_STANDARD:
-        return _standard(graph, spec, config)
-    return [_knative_service(graph, spec, config, allow_zero_initial_scale)]
+        return _standard(graph, spec, config, options)
+    return [_knative_service(graph, spec, config, allow_zero_initial_scale, options)]
+
+
+def scrape_annotations(options: RouterOptions) -> dict[str, str]:
+    """What Prometheus' pod discovery reads (KServe's pod webhook sets the last two on an isvc's pods)."""
+    if not options.metrics:
+        return {}
+    return {
+        PROMETHEUS_SCRAPE: "true",
+        C.ANN_PROMETHEUS_IO_PORT: str(ROUTER_METRICS_PORT),
+        C.ANN_PROMETHEUS_IO_PATH: C.DEFAULT_PROMETHEUS_PATH,
+    }
 
 
 def _extension(spec: GraphSpec) -> ComponentExtension:
@@ -268,7 +333,9 @@ def _extension(spec: GraphSpec) -> ComponentExtension:
     )
 
 
-def _standard(graph: InferenceGraph, spec: GraphSpec, config: KServeConfig) -> list[dict[str, Any]]:
+def _standard(
+    graph: InferenceGraph, spec: GraphSpec, config: KServeConfig, options: RouterOptions
+) -> list[dict[str, Any]]:
     name = graph.metadata.name
     component = Component(
         kind=C.KIND_IG,
@@ -276,20 +343,28 @@ def _standard(graph: InferenceGraph, spec: GraphSpec, config: KServeConfig) -> l
         namespace=graph.namespace,
         labels={**graph.metadata.labels, C.LABEL_IG: name},
         annotations=dict(graph.metadata.annotations),
-        pod_spec=router_pod_spec(spec, config.router, name),
+        pod_spec=router_pod_spec(spec, config.router, name, options),
         spec=_extension(spec),
     )
-    dep = deployment(component, pod_template(component), config)
+    template = pod_template(component)
+    scrape = scrape_annotations(options)
+    if scrape:
+        template_meta = template.setdefault("metadata", {})
+        template_meta["annotations"] = {**template_meta.get("annotations", {}), **scrape}
+    dep = deployment(component, template, config)
     return [service(component, config), dep, *autoscaler(component, dict(dep["metadata"]["labels"]), config)]
 
 
-def _knative_service(graph: InferenceGraph, spec: GraphSpec, config: KServeConfig, allow_zero: bool) -> dict[str, Any]:
+def _knative_service(
+    graph: InferenceGraph, spec: GraphSpec, config: KServeConfig, allow_zero: bool, options: RouterOptions
+) -> dict[str, Any]:
     meta = graph.metadata
     annotations = dict(meta.annotations)
     value = annotations.get(C.ANN_KNATIVE_INITIAL_SCALE)
     if value is not None and not initial_scale_allowed(value, allow_zero=allow_zero):
         del annotations[C.ANN_KNATIVE_INITIAL_SCALE]
     set_autoscaling_annotations(annotations, _extension(spec))
+    annotations.update(scrape_annotations(options))
     ksvc_annotations = {}
     if C.ANN_KNATIVE_OPENSHIFT_PASSTHROUGH in annotations:
         ksvc_annotations[C.ANN_KNATIVE_OPENSHIFT_PASSTHROUGH] = annotations.pop(C.ANN_KNATIVE_OPENSHIFT_PASSTHROUGH)
@@ -299,7 +374,7 @@ def _knative_service(graph: InferenceGraph, spec: GraphSpec, config: KServeConfi
     revision: dict[str, Any] = {}
     if spec.timeout is not None:
         revision["timeoutSeconds"] = spec.timeout
-    revision.update(router_pod_spec(spec, config.router, None))
+    revision.update(router_pod_spec(spec, config.router, None, options, declare_metrics_port=False))
     metadata: dict[str, Any] = {"name": meta.name, "namespace": graph.namespace}
     if meta.labels:
         metadata["labels"] = dict(meta.labels)

@@ -16,6 +16,11 @@ Where a step goes:
 * Any other ``serviceName`` step is an error naming it; another ``serviceUrl`` step is called as written, with a
   note when its host is not local.
 
+The graph's retries (``spec.defaultRetry``, a step's ``retry`` or the ``kserve-compile.io/router-retry``
+annotation) reach the router in the graph JSON, as on a cluster; when serving (no ``--data``), a graph annotated
+``serving.kserve.io/enable-prometheus-scraping: "true"`` gets ``/metrics`` on a free port (the inferenceservice-config
+default is not consulted here), and ``kserve-compile.io/router-max-inflight`` its limit (:mod:`kserve_compile.graph.router_options`).
+
 The plan (:func:`plan_local`, over what the driver compiled) is pure; :func:`run_local` starts the servers and the
 router.
 """
@@ -40,6 +45,7 @@ from ..errors import CompileError, InputError, Problem, UsageError
 from ..inputs.parse import Document
 from .graph_types import GraphSpec, InferenceGraph
 from .render import graph_json
+from .router_options import RouterOptions, router_options, with_retries
 from .targets import IsvcTarget, predict_path
 from .validation import validate_graph
 
@@ -65,6 +71,7 @@ class LocalPlan:
     models: tuple[LocalModel, ...]
     notes: tuple[str, ...]
     propagate_headers: tuple[str, ...]
+    options: RouterOptions = RouterOptions(metrics=False, max_inflight=0)
 
     @property
     def graph_json(self) -> str:
@@ -140,8 +147,12 @@ def plan_local(
     notes += [f"--backend {n}: no step of the graph uses it" for n in unused]
     if problems:
         raise CompileError(problems)
-    spec = graph.spec.model_copy(update={"nodes": nodes})
-    return LocalPlan(graph, spec, tuple(started.values()), tuple(notes), tuple(propagate_headers))
+    try:
+        spec = with_retries(graph, graph.spec.model_copy(update={"nodes": nodes}))
+        options = router_options(graph, None)
+    except InputError as exc:
+        raise CompileError([doc.problem(exc.message, exc.path)]) from None
+    return LocalPlan(graph, spec, tuple(started.values()), tuple(notes), tuple(propagate_headers), options)
 
 
 def _step_url(
@@ -323,13 +334,25 @@ def trace_printer(err: IO[str]) -> Callable[[Any], None]:
     def show(event: Any) -> None:
         label = f"{event.node}[{event.index}]" + (f' "{event.step.name}"' if event.step.name else "")
         outcome = f"{event.status}" if not event.error else f"failed: {event.error}"
-        err.write(f"trace: {label} -> {event.target}: {outcome} in {event.seconds * 1000:.1f} ms\n")
+        err.write(f"trace: {label} -> {event.target}: {outcome} in {event.seconds * 1000:.1f} ms{_attempt(event)}\n")
         err.write(f"  request:  {_preview(event.request)}\n")
         if not event.error:
             err.write(f"  response: {_preview(event.response)}\n")
         err.flush()
 
     return show
+
+
+def _attempt(event: Any) -> str:
+    """`` (attempt 1 of 4; retrying in 96 ms)`` for a step with a retry policy; nothing otherwise."""
+    if not event.attempts:
+        return ""
+    text = f" (attempt {event.attempt} of {event.attempts}"
+    if event.retry_in is not None:
+        text += f"; retrying in {event.retry_in * 1000:.0f} ms"
+    elif event.no_retry:
+        text += f"; not retried: {event.no_retry}"
+    return text + ")"
 
 
 def _preview(body: bytes) -> str:
@@ -353,12 +376,18 @@ async def run_local(
     0 for a 2xx status, 1 otherwise."""
     from router import Router, parse_graph
     from router.client import ServiceClient, compile_patterns
+    from router.metrics import RouterMetrics
     from router.server import RouterServer
 
     graph = parse_graph(plan.graph_json)
     patterns, _ = compile_patterns(plan.propagate_headers)
+    serving_metrics = plan.options.metrics and data is None
     router = Router(
-        graph, ServiceClient(graph.timeouts.service_client), patterns, tracer=trace_printer(err) if trace else None
+        graph,
+        ServiceClient(graph.timeouts.service_client),
+        patterns,
+        tracer=trace_printer(err) if trace else None,
+        metrics=RouterMetrics(graph) if serving_metrics else None,
     )
     if data is not None:
         await router.client.start()
@@ -369,9 +398,19 @@ async def run_local(
         err.write(f"status: {status}\n")
         out.write(body.decode("utf-8", errors="replace") + "\n")
         return 0 if 200 <= status <= 299 else 1
-    server = RouterServer(router, graph.timeouts, drain_seconds=0)
+    server = RouterServer(
+        router,
+        graph.timeouts,
+        drain_seconds=0,
+        max_inflight=plan.options.max_inflight,
+        metrics_port=0 if serving_metrics else None,
+    )
     bound = await server.start("127.0.0.1", port)
     err.write(f"InferenceGraph {plan.graph.metadata.name} on http://127.0.0.1:{bound} (Ctrl-C stops it)\n")
+    if serving_metrics:
+        err.write(f"metrics on http://127.0.0.1:{server.metrics_port}/metrics\n")
+    if plan.options.max_inflight:
+        err.write(f"at most {plan.options.max_inflight} requests in flight; more are answered 503\n")
     err.flush()
     await server.serve()
     return 0

@@ -1,8 +1,10 @@
 """InferenceGraph admission rules (``pkg/apis/serving/v1alpha1/inference_graph_validation.go``), KServe's wording.
 
 The checks run in KServe's order and the first failure is reported. KServe walks ``spec.nodes`` as a Go map (random
-order); here nodes are taken in document order so the same input always reports the same node. One check is ours,
-run last: a ``nodeName`` must name a node of the graph (KServe only finds out when the router is called).
+order); here nodes are taken in document order so the same input always reports the same node. Ours, run last: a
+``nodeName`` must name a node of the graph (KServe only finds out when the router is called); ``defaultRetry`` and
+a step's ``retry`` (kserve/kserve PR #5386) within the PR's CRD bounds, and no ``retry`` on a step whose target is
+a node (retries are of calls to a service: set them on that node's steps).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import re
 
 from ..errors import InputError
 from .graph_types import InferenceGraph
+from .router_options import annotation_retries, check_retry
 
 GRAPH_NAME_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
 _GRAPH_NAME = re.compile("^" + GRAPH_NAME_FMT + "$")
@@ -80,3 +83,24 @@ def validate_graph(graph: InferenceGraph) -> None:
                     f'"{step.node_name}", which the graph does not define (defined: {", ".join(sorted(nodes))})',
                     f"spec.nodes.{node_name}.steps[{i}].nodeName",
                 )
+    _validate_retries(graph)
+
+
+def _validate_retries(graph: InferenceGraph) -> None:
+    name = graph.metadata.name
+    if graph.spec.default_retry is not None:
+        check_retry(graph.spec.default_retry, "spec.defaultRetry")
+    for node_name, node in (graph.spec.nodes or {}).items():
+        for i, step in enumerate(node.steps or []):
+            if step.retry is None:
+                continue
+            path = f"spec.nodes.{node_name}.steps[{i}].retry"
+            check_retry(step.retry, path)
+            if step.node_name:
+                raise InputError(
+                    f'Step {i} ("{step.name}") in node "{node_name}" of InferenceGraph "{name}" has a retry but its '
+                    f'target is node "{step.node_name}": retries are of calls to a service, set them on the steps of '
+                    f'node "{step.node_name}" (or spec.defaultRetry)',
+                    path,
+                )
+    annotation_retries(graph)  # the annotation's errors name it
