@@ -14,6 +14,7 @@ import argparse
 import random
 import sys
 import time
+import traceback
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,6 +50,7 @@ def main() -> int:
     try:
         prop()
     except Exception as exc:  # noqa: BLE001 - report whatever the property found
+        traceback.print_exception(exc)  # with hypothesis' note of the shrunk example that fails
         print(f"seed {run_seed}: FAILED after {counts['examples']} examples: {type(exc).__name__}: {exc}")
         return 1
     elapsed = time.perf_counter() - start

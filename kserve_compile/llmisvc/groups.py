@@ -43,17 +43,30 @@ def _routable(svc: LLMService) -> bool:
     if not ready or not isinstance(workloads, dict) or not workloads.get("primary"):
         return False
     return all(
-        not w or (w.get("readyReplicas") or 0) > 0
+        not w or (isinstance(w, dict) and _count(w.get("readyReplicas")) > 0)
         for w in (workloads.get(k) for k in ("primary", "prefill", "scheduler"))
     )
+
+
+def _listed(value: object) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _count(value: object) -> int:
+    """A status count as observed; one of the wrong type was never written by KServe's controller: none observed."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def model_names(svc: LLMService) -> tuple[str, ...]:
     """``resolvedModelNames``: the models the status advertises, else the spec's model and adapter names."""
     names = [
-        m.get("name") for a in svc.status.get("addresses") or [] if isinstance(a, dict) for m in a.get("models") or []
+        m.get("name")
+        for a in _listed(svc.status.get("addresses"))
+        if isinstance(a, dict)
+        for m in _listed(a.get("models"))
+        if isinstance(m, dict)
     ]
-    names = [str(n) for n in names if n]
+    names = [str(n) for n in names if n and isinstance(n, (str, int))]
     if not names:
         names = [str(get_path(svc.spec, "model", "name") or svc.name)]
         names += [

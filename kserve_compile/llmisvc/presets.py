@@ -91,5 +91,6 @@ def pins(svc: LLMService, options: LLMOptions) -> dict[str, str]:
     """``WellKnownConfigResolver.Attach``: the ``status.annotations`` KServe writes (already-pinned entries kept)."""
     if not options.versioned_config:
         return {}
-    current: dict[str, Any] = (svc.status.get("annotations") or {}) if isinstance(svc.status, dict) else {}
+    found = svc.status.get("annotations") if isinstance(svc.status, dict) else None
+    current: dict[str, Any] = found if isinstance(found, dict) else {}
     return {PIN_PREFIX + s: str(current.get(PIN_PREFIX + s) or options.config_prefix + s) for s in sorted(WELL_KNOWN)}

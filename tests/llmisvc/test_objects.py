@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 import yaml
 
 from .helpers import configmap, container, find, llmisvc, render
@@ -270,6 +273,25 @@ def test_routing_group_routes_shared_rules_to_routable_members() -> None:
         r for r in find(objects, "HTTPRoute", "a-kserve-route")["spec"]["rules"] if r["name"] == "v1-model-routing"
     )
     assert [x["name"] for x in shared_a["backendRefs"]] == ["a-kserve-workload-svc"]
+
+
+@pytest.mark.parametrize(
+    "status",
+    [
+        {"conditions": [{"type": "RouterReady", "status": "True"}], "workloads": {"primary": [1]}},
+        {"conditions": [{"type": "RouterReady", "status": "True"}], "workloads": {"primary": {"readyReplicas": [1]}}},
+        {"conditions": "RouterReady", "addresses": 3, "annotations": ["x"]},
+        {"addresses": [{"models": "m"}, {"models": [1, {"name": ["m"]}]}]},
+    ],
+)
+def test_a_peer_status_of_the_wrong_shape_is_not_routable(status: dict[str, Any]) -> None:
+    # status is what the controller observed; one KServe's controller never wrote reads as nothing observed
+    a = llmisvc("a", model={"uri": "pvc://m/x", "name": "m"}, router={"route": {"group": "g"}, "gateway": {}})
+    a["status"] = status
+    b = llmisvc("b", model={"uri": "pvc://m/y", "name": "m"}, router={"route": {"group": "g"}, "gateway": {}})
+    route = find(render(a, b), "HTTPRoute", "b-kserve-route")
+    shared = next(r for r in route["spec"]["rules"] if r["name"] == "v1-model-routing")
+    assert [x["name"] for x in shared["backendRefs"]] == ["b-kserve-workload-svc"]
 
 
 def test_managed_dra() -> None:
