@@ -59,14 +59,14 @@ def _count(value: object) -> int:
 
 def model_names(svc: LLMService) -> tuple[str, ...]:
     """``resolvedModelNames``: the models the status advertises, else the spec's model and adapter names."""
-    names = [
+    advertised = [
         m.get("name")
         for a in _listed(svc.status.get("addresses"))
         if isinstance(a, dict)
         for m in _listed(a.get("models"))
         if isinstance(m, dict)
     ]
-    names = [str(n) for n in names if n and isinstance(n, (str, int))]
+    names = [str(n) for n in advertised if n and isinstance(n, (str, int))]
     if not names:
         names = [str(get_path(svc.spec, "model", "name") or svc.name)]
         names += [
