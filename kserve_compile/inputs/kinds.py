@@ -55,8 +55,10 @@ def misplaced_kind(doc: Document, kinds: KindTable) -> Problem | None:
     """A KServe kind under another API group (KFServing's old one, or a misspelling): never passed through, since
     nothing in a cluster would serve it. None for any other document."""
     group = group_of(doc.api_version)
+    if group == C.SERVING_GROUP:
+        return None
     homes = sorted(v for v, k in kinds if k == doc.kind and group_of(v) == C.SERVING_GROUP)
-    if not homes or group == C.SERVING_GROUP:
+    if not homes:
         return None
     version = doc.api_version.rpartition("/")[2]
     if group == KFSERVING_GROUP:

@@ -64,7 +64,7 @@ def shipped_features() -> KnativeFeatures:
 
 
 def is_features_configmap(doc: Document) -> bool:
-    return (doc.api_version, doc.kind, doc.namespace, doc.name) == ("v1", "ConfigMap", NAMESPACE, NAME)
+    return doc.kind == "ConfigMap" and (doc.api_version, doc.namespace, doc.name) == ("v1", NAMESPACE, NAME)
 
 
 def load_features(docs: Sequence[Document]) -> tuple[KnativeFeatures, list[Problem]]:

@@ -40,13 +40,18 @@ class Document:
     index: int = 0
     positions: dict[Path_, tuple[int, int]] = field(default_factory=dict, repr=False)
 
+    # kind and apiVersion are read for every document at every stage: the lookups inlined
     @property
     def kind(self) -> str:
-        return _string_at(self.data, "kind")
+        data = self.data
+        value = data.get("kind") if isinstance(data, dict) else None
+        return value if isinstance(value, str) else ""
 
     @property
     def api_version(self) -> str:
-        return _string_at(self.data, "apiVersion")
+        data = self.data
+        value = data.get("apiVersion") if isinstance(data, dict) else None
+        return value if isinstance(value, str) else ""
 
     @property
     def name(self) -> str:
