@@ -397,6 +397,8 @@ def _ref(obj: dict[str, Any]) -> tuple[str, str]:
 
 def _duplicates(objects: list[dict[str, Any]], passed: Sequence[Document]) -> list[Problem]:
     """A passed-through object with the identity of another object of the run (rendered or passed) is an error."""
+    if not passed:
+        return []  # the rendered objects' own names are unique by construction (KServe's child names)
     owners: dict[tuple[str, str, str, str], int] = {}
     for i, obj in enumerate(objects):
         group, _, kind, ns, name = identity(obj, i)
