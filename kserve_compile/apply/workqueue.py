@@ -106,6 +106,11 @@ class RateLimitedQueue(Generic[K]):
             self._promote_due()
             return len(self._queue)
 
+    def processing(self) -> int:
+        """Keys taken by a worker and not yet done."""
+        with self._cond:
+            return len(self._processing)
+
     def delayed(self) -> int:
         with self._cond:
             return len(self._waiting)

@@ -43,5 +43,6 @@ def test_a_key_added_while_processing_comes_back_once_done():
     q.add("k")  # a new event while the old one is being reconciled
     q.add("k")
     assert q.get(timeout=0) is None  # never two workers on one key
+    assert len(q) == 0 and q.processing() == 1
     q.done("k")
     assert q.get(timeout=0) == "k" and q.get(timeout=0) is None

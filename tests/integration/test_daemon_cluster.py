@@ -89,7 +89,8 @@ def test_a_users_label_requeues_and_drift_is_repaired(apiserver: ApiServer, ns: 
         wait_until(
             lambda: apiserver.get("apps/v1", "Deployment", "m-predictor", ns)["spec"]["replicas"] == 2, "the repair"
         )
-        assert daemon.metrics.get("drift_detected_total") == 1
+        # counted once the reconcile's apply is over, a moment after the repaired Deployment is visible
+        wait_until(lambda: daemon.metrics.get("drift_detected_total") == 1, "the drift counted")
         before = daemon.metrics.get("reconcile_total", result="success")
         apiserver.apply(
             {
@@ -100,8 +101,13 @@ def test_a_users_label_requeues_and_drift_is_repaired(apiserver: ApiServer, ns: 
             field_manager="kubectl",
         )
         wait_until(lambda: daemon.metrics.get("reconcile_total", result="success") > before, "a reconcile")
+        # the label's reconcile done (a resync's may have been the one counted): the children carry the label
+        wait_until(
+            lambda: apiserver.get("apps/v1", "Deployment", "m-predictor", ns)["metadata"]["labels"].get("team") == "a",
+            "the label on the children",
+        )
         # a resync with nothing changed sends no request at all
-        wait_until(lambda: daemon.queue.__len__() == 0, "an empty queue")
+        wait_until(lambda: len(daemon.queue) == 0 and daemon.queue.processing() == 0, "an idle queue")
         sent = dict(daemon.kube.requests)
         resyncs = daemon.metrics.get("resyncs_total")
         wait_until(lambda: daemon.metrics.get("resyncs_total") >= resyncs + 2, "two resyncs", timeout=30)
@@ -121,7 +127,8 @@ def test_drift_whose_event_was_missed_is_repaired_on_resync(apiserver: ApiServer
             "the resync's repair",
             timeout=30,
         )
-        assert daemon.metrics.get("resyncs_total") > resyncs and daemon.metrics.get("drift_detected_total") == 1
+        assert daemon.metrics.get("resyncs_total") > resyncs
+        wait_until(lambda: daemon.metrics.get("drift_detected_total") == 1, "the drift counted")
 
 
 def test_a_restarted_daemon_writes_nothing(apiserver: ApiServer, ns: str) -> None:
