@@ -72,7 +72,7 @@ def note_problem(located: Any, note: str, severity: str = "warning") -> Problem:
     """An object's note as a located problem (``located``: its Document, or anything with ``problem``); a
     :class:`MissingInput` becomes a run-level note about its subject, a :class:`WebhookNote` a note."""
     if isinstance(note, MissingInput):
-        return replace(located.problem(str(note), severity="note"), about=note.subject)
+        return located.problem(str(note), severity="note", about=note.subject)
     if isinstance(note, WebhookNote):
         return located.problem(str(note), severity="note")
     return located.problem(note, severity=severity)

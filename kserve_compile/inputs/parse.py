@@ -70,9 +70,9 @@ class Document:
             parts = parts[:-1]
         return self.positions.get((), (0, 0))
 
-    def problem(self, message: str, path: str = "", severity: str = "error") -> Problem:
+    def problem(self, message: str, path: str = "", severity: str = "error", about: str = "") -> Problem:
         line, col = self.locate(path)
-        return Problem(message, path, self.kind, self.name, self.file, line, col, severity)
+        return Problem(message, path, self.kind, self.name, self.file, line, col, severity, about)
 
 
 def expand_paths(paths: Iterable[str]) -> list[str]:

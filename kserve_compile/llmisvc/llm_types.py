@@ -42,8 +42,8 @@ class LLMService:
     source_version: str = V1ALPHA2
     uid: str = ""
 
-    def problem(self, message: str, path: str = "", severity: str = "error") -> Any:
-        return self.doc.problem(message, path, severity)
+    def problem(self, message: str, path: str = "", severity: str = "error", about: str = "") -> Any:
+        return self.doc.problem(message, path, severity, about)
 
 
 @dataclass
