@@ -97,6 +97,12 @@ class Applier:
         selector = f"{C.LABEL_APPLYSET_PART_OF}={self.set_id}"
         for gk in gks:
             cached = self.opts.live.members(self.set_id, gk) if self.opts.live else None
+            if (
+                cached is not None
+                and self.opts.record
+                and not self.opts.record.members(self.set_id, gk) <= cached.keys()
+            ):
+                cached = None  # the cache has yet to see an object we wrote (prune would miss it): ask the server
             if cached is not None:
                 out.update((k, o) for k, o in cached.items() if k.namespace in namespaces or not k.namespace)
                 continue

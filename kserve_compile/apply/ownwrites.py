@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from kserve_compile import constants as C
 from kserve_compile.apply import kstatus
 from kserve_compile.apply.objects import Obj, ObjKey, normalise
 
@@ -54,6 +55,11 @@ class _Entry:
     rv: str  # resourceVersion at which the server agreed with it
     ours: tuple[tuple[str, ...], tuple[str, ...]]  # the label and annotation keys we set
     state: tuple[Any, ...]  # what the owner cares about in the live child (see _state)
+    set_id: str  # the ApplySet we made it a member of ("" when none)
+
+
+def _set_id(sent: Obj) -> str:
+    return str(((sent.get("metadata") or {}).get("labels") or {}).get(C.LABEL_APPLYSET_PART_OF, ""))
 
 
 def _meta_keys(sent: Obj) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -77,6 +83,7 @@ class AppliedRecord:
     def __init__(self, on_missed: Callable[[Obj], None] = lambda obj: None) -> None:
         self.on_missed = on_missed  # the daemon queues the owner of the child an event named
         self._seen: dict[ObjKey, _Entry] = {}
+        self._by_set: dict[str, set[ObjKey]] = {}  # the keys of _seen by the ApplySet they were written into
         self._in_flight: dict[ObjKey, Obj | None] = {}  # writes sent, not answered: the last event held for each
         self._deleting: set[ObjKey] = set()
         self._lock = threading.Lock()
@@ -92,7 +99,9 @@ class AppliedRecord:
         ours = _meta_keys(sent)
         with self._lock:
             held = self._in_flight.pop(key, None)
-            self._seen[key] = _Entry(fingerprint(sent), _rv(live), ours, _state(live, ours))
+            self._drop_locked(key)
+            entry = self._seen[key] = _Entry(fingerprint(sent), _rv(live), ours, _state(live, ours), _set_id(sent))
+            self._by_set.setdefault(entry.set_id, set()).add(key)
         if held is not None and _rv(held) != _rv(live):
             self.on_missed(held)
 
@@ -119,9 +128,23 @@ class AppliedRecord:
             return False
         return seen.rv == _rv(live) or contains(live, sent)
 
+    def members(self, set_id: str, group_kind: str) -> set[ObjKey]:
+        """The objects of one GroupKind this process made members of ``set_id`` and has not seen deleted: an
+        informer cache without one of them is behind our own writes (its event is still on the way)."""
+        with self._lock:
+            return {k for k in self._by_set.get(set_id, ()) if k.group_kind == group_kind}
+
+    def _drop_locked(self, key: ObjKey) -> None:
+        entry = self._seen.pop(key, None)
+        if entry is not None:
+            keys = self._by_set[entry.set_id]
+            keys.discard(key)
+            if not keys:
+                del self._by_set[entry.set_id]
+
     def forget(self, key: ObjKey) -> None:
         with self._lock:
-            self._seen.pop(key, None)
+            self._drop_locked(key)
 
     # --- the informer's side ----------------------------------------------------------------------
     def needs_owner(self, event: str, key: ObjKey, live: Obj) -> bool:
@@ -130,7 +153,7 @@ class AppliedRecord:
             if event == "SYNC":
                 return False
             if event == "DELETED":
-                self._seen.pop(key, None)
+                self._drop_locked(key)
                 if key in self._deleting:
                     self._deleting.discard(key)
                     return False  # pruned by us

@@ -579,3 +579,17 @@ def test_a_leader_from_the_start_reconciles_each_isvc_once_and_a_follower_catche
     sync(follower)  # lists and works the queue as a follower: every key skipped
     assert follower.metrics.get("reconcile_total", result="success") == 0
     assert follower.reconciler.skipped_while_following() and not follower.reconciler.skipped_while_following()
+
+
+def test_a_child_the_cache_has_not_seen_yet_is_still_pruned(fake, kube):
+    """Found by a loaded CI run: the isvc changed again before the child informer had seen the transformer
+    Deployment the first reconcile created; prune read the cache, missed it, and nothing queued the isvc again
+    (that Deployment's own ADDED event is ours). A cache behind our own writes is not trusted for the listing."""
+    fake.put(isvc("m", transformer=True))
+    daemon = make_daemon(kube, fake)
+    sync(daemon)  # every informer listed before the reconcile: the child caches are empty and synced
+    assert fake.names("apps", "deployments", NS) == ["m-predictor", "m-transformer"]
+    fake.update(*ISVC, NS, "m", lambda o: o["spec"].pop("transformer"), manager="kubectl")
+    daemon.sources.isvcs.parts[0].relist()  # the isvc's event only: the children's ADDED events are still on the way
+    daemon.drain()
+    assert fake.names("apps", "deployments", NS) == ["m-predictor"]
