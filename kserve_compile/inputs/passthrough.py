@@ -58,8 +58,11 @@ def split_inputs(
     out = Split()
     problems: list[Problem] = []
     for doc in docs:
+        key = (doc.api_version, doc.kind)
         if _is_kustomize(doc):
             out.notes.append(doc.problem("a kustomize file, not a Kubernetes object: skipped", severity="note"))
+        elif key in kinds and group_of(key[0]) == C.SERVING_GROUP:  # the common case, decided at once
+            out.compiled.append(doc)
         elif not doc.api_version and not doc.kind:
             out.notes.append(doc.problem("not a Kubernetes object (no apiVersion and kind): skipped", severity="note"))
         elif not doc.api_version or not doc.kind:
