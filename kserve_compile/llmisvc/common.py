@@ -84,7 +84,8 @@ def finish(obj: Obj) -> Obj:
     holders = [obj.get("metadata"), spec.get("selector"), (spec.get("template") or {}).get("metadata")]
     lws = spec.get("leaderWorkerTemplate") or {}
     for template in (spec.get("template"), lws.get("leaderTemplate"), lws.get("workerTemplate")):
-        quantities_as_strings((template or {}).get("spec"))
+        if template:  # most objects (Services, RBAC, routes) have none
+            quantities_as_strings(template.get("spec"))
     holders += [(lws.get("leaderTemplate") or {}).get("metadata"), (lws.get("workerTemplate") or {}).get("metadata")]
     for holder in holders:
         if not isinstance(holder, dict):
