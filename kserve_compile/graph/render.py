@@ -307,7 +307,7 @@ def render_graph(
         return []
     check_router_config(config.router)
     spec = with_retries(graph, resolve_service_urls(graph, isvc_urls))
-    options = router_options(graph, config)
+    options = router_options(graph)
     if mode == C.MODE_STANDARD:
         return _standard(graph, spec, config, options)
     return [_knative_service(graph, spec, config, allow_zero_initial_scale, options)]

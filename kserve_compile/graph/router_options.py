@@ -9,9 +9,11 @@
   (``steps``: node name → step name, or index for an unnamed step → ``RetryConfig``). A field in the spec wins over
   the annotation at the same place. Either way they reach the router in ``--graph-json``, where the PR puts them,
   with the PR's defaults filled in as the API server's defaulting would (:func:`with_retries`).
-* **Metrics**: ``serving.kserve.io/enable-prometheus-scraping: "true"`` on the graph, or else
-  ``metricsAggregator.enablePrometheusScraping`` of inferenceservice-config (the knob KServe's pod webhook reads for
-  an isvc's pods, which never sees a router's): the router serves ``/metrics`` on :data:`ROUTER_METRICS_PORT`.
+* **Metrics**: ``serving.kserve.io/enable-prometheus-scraping: "true"`` on the graph (the annotation KServe's pod
+  webhook reads on an isvc, which KServe ignores on a graph): the router serves ``/metrics`` on
+  :data:`ROUTER_METRICS_PORT`. Only the graph's own annotation turns it on: inferenceservice-config's
+  ``metricsAggregator.enablePrometheusScraping`` is KServe's setting for isvc pods, and with it alone a graph's
+  router is rendered exactly as KServe renders it.
 * **In-flight limit**: ``kserve-compile.io/router-max-inflight: "N"`` (kserve/kserve#2457: the router has no
   ``containerConcurrency``): beyond N requests in flight the router answers 503 with ``Retry-After``.
 """
@@ -24,7 +26,6 @@ from typing import Any
 
 from .. import constants as C
 from ..errors import InputError
-from ..inputs.config import KServeConfig
 from .graph_types import GraphSpec, GraphStep, InferenceGraph, RetryConfig
 
 ANN_ROUTER_RETRY = "kserve-compile.io/router-retry"
@@ -48,12 +49,10 @@ class RouterOptions:
     max_inflight: int  # 0: no limit
 
 
-def router_options(graph: InferenceGraph, config: KServeConfig | None) -> RouterOptions:
+def router_options(graph: InferenceGraph) -> RouterOptions:
     """The graph's metrics switch and in-flight limit; a bad annotation raises :class:`InputError` naming it."""
     annotations = graph.metadata.annotations
     scrape = annotations.get(C.ANN_ENABLE_PROMETHEUS_SCRAPING)
-    if scrape is None and config is not None:
-        scrape = config.metrics_aggregator.enable_prometheus_scraping
     return RouterOptions(scrape == "true", _max_inflight(annotations.get(ANN_ROUTER_MAX_INFLIGHT)))
 
 

@@ -149,7 +149,7 @@ def plan_local(
         raise CompileError(problems)
     try:
         spec = with_retries(graph, graph.spec.model_copy(update={"nodes": nodes}))
-        options = router_options(graph, None)
+        options = router_options(graph)
     except InputError as exc:
         raise CompileError([doc.problem(exc.message, exc.path)]) from None
     return LocalPlan(graph, spec, tuple(started.values()), tuple(notes), tuple(propagate_headers), options)

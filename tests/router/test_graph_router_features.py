@@ -157,12 +157,16 @@ def test_metrics_on_knative_mode_declare_no_second_port() -> None:
 
 
 @pytest.mark.parametrize(
-    ("annotation", "default", "on"), [(None, "true", True), ("false", "true", False), (None, "false", False)]
+    ("annotation", "default", "on"),
+    [(None, "true", False), ("false", "true", False), ("true", "false", True), (None, "false", False)],
 )
-def test_the_graphs_annotation_wins_over_the_config_default(annotation: str | None, default: str, on: bool) -> None:
+def test_only_the_graphs_own_annotation_turns_metrics_on(annotation: str | None, default: str, on: bool) -> None:
+    """inferenceservice-config's enablePrometheusScraping is KServe's setting for isvc pods: with it alone the
+    router is rendered as KServe renders it (the project's features stay opt-in per graph)."""
     g = graph({SCRAPE: annotation} if annotation else {})
-    _, container = pod(rendered(g, cfg=config(default)))
+    meta, container = pod(rendered(g, cfg=config(default)))
     assert ("ports" in container) == on
+    assert any(k.startswith("prometheus.io/") for k in meta.get("annotations", {})) == on
 
 
 @pytest.mark.parametrize("value", ["0", "-3", "ten", "1.5", ""])
