@@ -76,18 +76,23 @@ class GraphSpec(_Spec):
     default_retry: RetryConfig | None = None
 
 
-class InferenceGraph(BaseModel):
+class _Object(BaseModel):
+    """The envelope both kinds share: serving.kserve.io/v1alpha1, metadata, a status read as plain data."""
+
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     api_version: Literal["serving.kserve.io/v1alpha1"] = Field(alias="apiVersion")
-    kind: Literal["InferenceGraph"]
     metadata: ObjectMeta
-    spec: GraphSpec
     status: dict[str, Any] | None = None
 
     @property
     def namespace(self) -> str:
         return self.metadata.namespace or "default"
+
+
+class InferenceGraph(_Object):
+    kind: Literal["InferenceGraph"]
+    spec: GraphSpec
 
 
 class TrainedModelModel(_Spec):
@@ -103,15 +108,6 @@ class TrainedModelSpec(_Spec):
     model: TrainedModelModel
 
 
-class TrainedModel(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-    api_version: Literal["serving.kserve.io/v1alpha1"] = Field(alias="apiVersion")
+class TrainedModel(_Object):
     kind: Literal["TrainedModel"]
-    metadata: ObjectMeta
     spec: TrainedModelSpec
-    status: dict[str, Any] | None = None
-
-    @property
-    def namespace(self) -> str:
-        return self.metadata.namespace or "default"

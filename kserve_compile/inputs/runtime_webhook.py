@@ -133,6 +133,20 @@ def _priority_clash(
     return None
 
 
+def _gpu_problem(
+    container: dict[str, Any], annotations: Mapping[str, str], gpu_resource_types: Sequence[str], path: str
+) -> tuple[str, str] | None:
+    """The GPU checks of one multi-node container (the head's ``kserve-container`` or the worker's): the
+    annotation's extra GPU resource types readable, and no resource of an unknown GPU type."""
+    gpu_types = known_gpu_types(annotations, gpu_resource_types)
+    if isinstance(gpu_types, str):
+        return gpu_types, f"spec.annotations[{C.ANN_GPU_RESOURCE_TYPES}]"
+    unknown = unknown_gpu_resource(container.get("resources"), gpu_types)
+    if unknown:
+        return f"unknown GPU resource type in a container({container.get('name')})", f"{path}.resources.{unknown}"
+    return None
+
+
 def _multi_node_problem(
     spec: ServingRuntimeSpec, previous: ServingRuntimeSpec | None, gpu_resource_types: Sequence[str]
 ) -> tuple[str, str] | None:
@@ -146,7 +160,6 @@ def _multi_node_problem(
     if len(worker_containers) > 1:
         return "setting multiple containers in workerSpec is not allowed", "spec.workerSpec.containers"
     annotations = spec.annotations or {}
-    annotation_path = f"spec.annotations[{C.ANN_GPU_RESOURCE_TYPES}]"
     for index, container in enumerate(spec.containers):
         if container.get("name") != C.CONTAINER_KSERVE:
             continue
@@ -156,29 +169,17 @@ def _multi_node_problem(
                 f"setting {found[0]} in environment variables is not allowed",
                 f"spec.containers[{index}].env[{found[1]}]",
             )
-        gpu_types = known_gpu_types(annotations, gpu_resource_types)
-        if isinstance(gpu_types, str):
-            return gpu_types, annotation_path
-        unknown = unknown_gpu_resource(container.get("resources"), gpu_types)
-        if unknown:
-            return (
-                f"unknown GPU resource type in a container({C.CONTAINER_KSERVE})",
-                f"spec.containers[{index}].resources.{unknown}",
-            )
+        problem = _gpu_problem(container, annotations, gpu_resource_types, f"spec.containers[{index}]")
+        if problem is not None:
+            return problem
     if not worker_containers:
         # KServe indexes the first worker container here (and fails on an empty list); its type check's words:
         return "spec.workerSpec.containers: Required value", "spec.workerSpec.containers"
     container = worker_containers[0]
     if container.get("name") == C.CONTAINER_WORKER:
-        gpu_types = known_gpu_types(annotations, gpu_resource_types)
-        if isinstance(gpu_types, str):
-            return gpu_types, annotation_path
-        unknown = unknown_gpu_resource(container.get("resources"), gpu_types)
-        if unknown:
-            return (
-                f"unknown GPU resource type in a container({C.CONTAINER_WORKER})",
-                f"spec.workerSpec.containers[0].resources.{unknown}",
-            )
+        problem = _gpu_problem(container, annotations, gpu_resource_types, "spec.workerSpec.containers[0]")
+        if problem is not None:
+            return problem
     for field, label, value in (
         ("pipelineParallelSize", "PipelineParallelSize", worker.pipeline_parallel_size),
         ("tensorParallelSize", "TensorParallelSize", worker.tensor_parallel_size),
